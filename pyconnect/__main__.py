@@ -1,0 +1,5 @@
+import sys
+
+from pyconnect.cli import main
+
+sys.exit(main())

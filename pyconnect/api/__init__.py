@@ -1,0 +1,25 @@
+"""The plugin SPI: connectors, tasks, records and config definitions."""
+
+from pyconnect.api.config import (
+    ConfigDef,
+    ConfigException,
+    ConfigKey,
+    ConfigType,
+    ConfigValue,
+    Importance,
+)
+from pyconnect.api.connector import (
+    Connector,
+    ConnectorContext,
+    OffsetStorageReader,
+    SourceConnector,
+    SourceTask,
+    SourceTaskContext,
+)
+from pyconnect.api.records import Header, SourceOffset, SourcePartition, SourceRecord
+
+__all__ = [
+    "ConfigDef", "ConfigException", "ConfigKey", "ConfigType", "ConfigValue", "Importance",
+    "Connector", "ConnectorContext", "OffsetStorageReader", "SourceConnector", "SourceTask",
+    "SourceTaskContext", "Header", "SourceOffset", "SourcePartition", "SourceRecord",
+]

@@ -1,0 +1,124 @@
+"""The connector/task SPI, shaped like Kafka Connect's.
+
+A plugin is a `SourceConnector` subclass (the control plane: reads config, splits the work)
+and a `SourceTask` subclass (the data plane: `poll()` returns records). The runtime owns all
+Kafka I/O, offset commits and status reporting.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Mapping, Sequence
+from typing import Any, Protocol
+
+from pyconnect.api.config import ConfigDef, ConfigValue
+from pyconnect.api.records import SourceOffset, SourcePartition, SourceRecord
+
+
+class ConnectorContext(Protocol):
+    """What a running connector may ask of the runtime."""
+
+    def request_task_reconfiguration(self) -> None:
+        """Ask the runtime to call `task_configs()` again (e.g. the set of inputs changed)."""
+
+    def raise_error(self, error: BaseException) -> None:
+        """Mark the connector FAILED with this error."""
+
+
+class OffsetStorageReader(Protocol):
+    """Reads committed source offsets of this connector."""
+
+    def offset(self, partition: SourcePartition) -> dict[str, Any] | None:
+        """The last committed offset of one source partition, or None."""
+
+    def offsets(self, partitions: Sequence[SourcePartition]) -> dict[str, dict[str, Any] | None]:
+        """Committed offsets keyed by the partition's canonical JSON text."""
+
+
+class SourceTaskContext(Protocol):
+    """What a running source task may ask of the runtime."""
+
+    @property
+    def offset_storage_reader(self) -> OffsetStorageReader:
+        """Reader of this connector's committed offsets."""
+
+    @property
+    def configs(self) -> Mapping[str, str]:
+        """The task's configuration."""
+
+
+class Connector(ABC):
+    """Base of every connector plugin."""
+
+    context: ConnectorContext | None = None
+
+    def initialize(self, context: ConnectorContext) -> None:
+        self.context = context
+
+    def version(self) -> str:
+        return "0.1.0"
+
+    @abstractmethod
+    def config_def(self) -> ConfigDef:
+        """The keys this connector accepts (drives validation and plugin description)."""
+
+    @abstractmethod
+    def start(self, config: Mapping[str, str]) -> None:
+        """Start with a validated configuration."""
+
+    @abstractmethod
+    def task_class(self) -> type[SourceTask]:
+        """The task implementation."""
+
+    @abstractmethod
+    def task_configs(self, max_tasks: int) -> list[dict[str, str]]:
+        """Split the work into at most `max_tasks` task configurations."""
+
+    @abstractmethod
+    def stop(self) -> None:
+        """Release resources; called once."""
+
+    def validate(self, config: Mapping[str, str]) -> dict[str, ConfigValue]:
+        """Per-key validation; override to add cross-key checks."""
+        return self.config_def().validate_all(config)
+
+    def alter_offsets(self, config: Mapping[str, str],
+                      offsets: Mapping[str, tuple[SourcePartition, SourceOffset | None]]) -> bool:
+        """Check user-supplied offsets before they are written; raise ValueError to reject."""
+        return False
+
+
+class SourceConnector(Connector, ABC):
+    """A connector whose tasks produce records into Kafka."""
+
+    connector_type = "source"
+
+
+class SourceTask(ABC):
+    """Produces records; `poll` is called in a loop on the task's own thread."""
+
+    context: SourceTaskContext | None = None
+
+    def initialize(self, context: SourceTaskContext) -> None:
+        self.context = context
+
+    def version(self) -> str:
+        return "0.1.0"
+
+    @abstractmethod
+    def start(self, config: Mapping[str, str]) -> None:
+        """Start with the task configuration produced by the connector."""
+
+    @abstractmethod
+    def poll(self) -> list[SourceRecord] | None:
+        """Return the next batch (possibly empty or None); should block at most ~1 s."""
+
+    @abstractmethod
+    def stop(self) -> None:
+        """Signal the task to stop; may be called from another thread while poll() runs."""
+
+    def commit(self) -> None:  # noqa: B027 - optional hook
+        """Called after the runtime committed offsets (a flush cycle)."""
+
+    def commit_record(self, record: SourceRecord, partition: int, offset: int) -> None:  # noqa: B027
+        """Called when Kafka acknowledged one record (where it landed); optional hook."""

@@ -1,0 +1,33 @@
+"""Records passed from source tasks to the runtime."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+Header = tuple[str, bytes | None]
+# Source partitions and offsets are maps of primitives, stored as JSON in the offsets topic.
+SourcePartition = Mapping[str, Any]
+SourceOffset = Mapping[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class SourceRecord:
+    """One record to write to Kafka.
+
+    `source_partition`/`source_offset` say where in the external system the record came from;
+    the runtime commits the offset once the record (and every earlier record of the same
+    source partition) is acknowledged by Kafka. `partition=None` lets the producer choose
+    (murmur2 on the key, as Java clients do). `key`/`value` are bytes, or str/JSON-able objects
+    that the worker's converters turn into bytes.
+    """
+
+    source_partition: SourcePartition
+    source_offset: SourceOffset
+    topic: str
+    value: Any
+    key: Any = None
+    partition: int | None = None
+    timestamp: int | None = None
+    headers: Sequence[Header] | None = None

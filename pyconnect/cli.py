@@ -1,0 +1,115 @@
+"""Command line: `pyconnect distributed worker.properties` (and `pyconnect-distributed`)."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import signal
+import sys
+import threading
+from collections.abc import Sequence
+from types import FrameType
+
+from pyconnect.config.properties import ConfigFileError, load_properties
+from pyconnect.config.worker import load_worker_config
+from pyconnect.kafka.clients import KafkaClientError
+from pyconnect.runtime.worker import Worker
+
+log = logging.getLogger("pyconnect")
+
+LOG_FORMAT = "[%(asctime)s] %(levelname)s %(message)s (%(name)s)"
+
+
+def setup_logging(level: str = "INFO") -> None:
+    logging.basicConfig(level=getattr(logging, level.upper(), logging.INFO), format=LOG_FORMAT, stream=sys.stderr)
+    logging.getLogger("uvicorn.access").setLevel(logging.WARNING)
+    # librdkafka reports every broker disconnect at INFO/NOTICE; they are retried, keep them at DEBUG.
+    logging.getLogger("librdkafka").setLevel(max(logging.WARNING, logging.getLogger().level))
+
+
+class RestServer:
+    """The worker's REST API on its listener, served by uvicorn on a background thread."""
+
+    def __init__(self, worker: Worker) -> None:
+        import uvicorn
+
+        from rest.app import create_app
+
+        listener = worker.config.listener
+        self.server = uvicorn.Server(uvicorn.Config(create_app(worker), host=listener.host, port=listener.port,
+                                                    log_level="warning", lifespan="off"))
+        # uvicorn installs no signal handlers outside the main thread; the worker owns SIGTERM/SIGINT.
+        self.thread = threading.Thread(target=self.server.run, name="rest", daemon=True)
+
+    def start(self) -> RestServer:
+        self.thread.start()
+        return self
+
+    def stop(self) -> None:
+        self.server.should_exit = True
+        self.thread.join(5)
+
+
+def run_distributed(path: str) -> int:
+    """Start one worker and serve REST until SIGTERM/SIGINT; return the exit code."""
+    try:
+        config = load_worker_config(load_properties(path))
+        worker = Worker(config)
+    except ConfigFileError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    except KafkaClientError as exc:
+        print(f"error: {path}: {exc}", file=sys.stderr)
+        return 1
+    worker.start()
+    rest = RestServer(worker).start()
+    stop = threading.Event()
+
+    def on_signal(signum: int, _frame: FrameType | None) -> None:
+        log.info("received signal %d, shutting down", signum)
+        stop.set()
+
+    signal.signal(signal.SIGTERM, on_signal)
+    signal.signal(signal.SIGINT, on_signal)
+    log.info("REST API listening on %s (advertised %s)", f"{config.listener.scheme}://{config.listener.host}:"
+             f"{config.listener.port}", config.advertised_url)
+    stop.wait()
+    rest.stop()
+    worker.stop()
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="pyconnect", description="Kafka Connect compatible worker")
+    parser.add_argument("--log-level", default="INFO")
+    sub = parser.add_subparsers(dest="command", required=True)
+    dist = sub.add_parser("distributed", help="run a distributed worker (like connect-distributed.sh)")
+    dist.add_argument("worker_properties")
+    demo = sub.add_parser("demo", help="run the demo on embedded local brokers")
+    demo.add_argument("--duration", type=float, default=0, help="seconds to run (0: until Ctrl-C)")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    setup_logging(args.log_level)
+    if args.command == "distributed":
+        return run_distributed(args.worker_properties)
+    if args.command == "demo":
+        from pyconnect.demo import run_demo
+
+        return run_demo(args.duration)
+    return 2
+
+
+def distributed_main() -> int:
+    """`pyconnect-distributed worker.properties`, shaped like connect-distributed.sh."""
+    parser = argparse.ArgumentParser(prog="pyconnect-distributed")
+    parser.add_argument("worker_properties")
+    args = parser.parse_args()
+    setup_logging()
+    return run_distributed(args.worker_properties)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,159 @@
+"""Worker configuration from a Connect-style `worker.properties` (compat-spec §B.5)."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import urlparse
+
+from pyconnect.api.config import ConfigDef, ConfigKey, ConfigType, Importance, at_least, non_empty_string
+from pyconnect.config.properties import ConfigFileError, Properties
+from pyconnect.kafka.config import is_client_key, to_librdkafka
+
+log = logging.getLogger(__name__)
+
+H, M, L = Importance.HIGH, Importance.MEDIUM, Importance.LOW
+S, INT, B, LST = ConfigType.STRING, ConfigType.INT, ConfigType.BOOLEAN, ConfigType.LIST
+
+WORKER_CONFIG = ConfigDef([
+    ConfigKey("bootstrap.servers", S, "localhost:9092", H, "Kafka cluster holding the internal topics."),
+    ConfigKey("group.id", S, importance=H, documentation="Workers with the same id form one cluster.",
+              validator=non_empty_string),
+    ConfigKey("config.storage.topic", S, importance=H, validator=non_empty_string),
+    ConfigKey("offset.storage.topic", S, importance=H, validator=non_empty_string),
+    ConfigKey("status.storage.topic", S, importance=H, validator=non_empty_string),
+    ConfigKey("config.storage.replication.factor", ConfigType.SHORT, 3, L),
+    ConfigKey("offset.storage.replication.factor", ConfigType.SHORT, 3, L),
+    ConfigKey("status.storage.replication.factor", ConfigType.SHORT, 3, L),
+    ConfigKey("config.storage.partitions", INT, 1, L, "Ignored: the config topic always has 1 partition."),
+    ConfigKey("offset.storage.partitions", INT, 25, L, validator=at_least(1)),
+    ConfigKey("status.storage.partitions", INT, 5, L, validator=at_least(1)),
+    ConfigKey("membership.storage.topic", S, "", L,
+              "Topic for worker heartbeats, leader claims and assignments "
+              "(default: connect-membership.<group.id>.internal)."),
+    ConfigKey("offset.flush.interval.ms", ConfigType.LONG, 60000, L, validator=at_least(1)),
+    ConfigKey("offset.flush.timeout.ms", ConfigType.LONG, 5000, L, validator=at_least(1)),
+    ConfigKey("task.shutdown.graceful.timeout.ms", ConfigType.LONG, 5000, L, validator=at_least(0)),
+    ConfigKey("session.timeout.ms", INT, 10000, H, "A worker silent this long is considered dead.",
+              validator=at_least(1000)),
+    ConfigKey("heartbeat.interval.ms", INT, 2000, H, validator=at_least(100)),
+    ConfigKey("listeners", LST, ["http://:8083"], L),
+    ConfigKey("rest.advertised.host.name", S, None, L),
+    ConfigKey("rest.advertised.port", INT, None, L),
+    ConfigKey("rest.advertised.listener", S, None, L),
+    ConfigKey("key.converter", ConfigType.CLASS, "org.apache.kafka.connect.converters.ByteArrayConverter", L),
+    ConfigKey("value.converter", ConfigType.CLASS, "org.apache.kafka.connect.converters.ByteArrayConverter", L),
+    ConfigKey("header.converter", ConfigType.CLASS, "org.apache.kafka.connect.storage.SimpleHeaderConverter", L),
+    ConfigKey("key.converter.schemas.enable", B, True, L),
+    ConfigKey("value.converter.schemas.enable", B, True, L),
+    ConfigKey("plugin.path", LST, [], L, "Accepted for compatibility; plugins are Python entry points."),
+    ConfigKey("topic.tracking.enable", B, True, L),
+    ConfigKey("topic.tracking.allow.reset", B, True, L),
+    ConfigKey("topic.creation.enable", B, True, L),
+    ConfigKey("connect.protocol", S, "sessioned", L),
+    ConfigKey("scheduled.rebalance.max.delay.ms", INT, 0, L,
+              "Accepted for compatibility; tasks of a dead worker move as soon as it is detected."),
+    ConfigKey("rebalance.timeout.ms", INT, 60000, L),
+    ConfigKey("worker.sync.timeout.ms", INT, 3000, L),
+    ConfigKey("worker.unsync.backoff.ms", INT, 300000, L),
+    ConfigKey("config.providers", LST, [], L),
+    ConfigKey("access.control.allow.origin", S, "", L),
+    ConfigKey("access.control.allow.methods", S, "", L),
+    ConfigKey("admin.listeners", LST, None, L),
+    ConfigKey("exactly.once.source.support", S, "disabled", L),
+    ConfigKey("connector.client.config.override.policy", S, "All", L),
+    ConfigKey("client.id", S, "", L),
+])
+
+# Prefixes Connect defines on workers (client overrides, internal-topic settings, REST/TLS).
+_KNOWN_PREFIXES = ("producer.", "consumer.", "admin.", "config.storage.", "offset.storage.", "status.storage.",
+                   "listeners.https.", "key.converter.", "value.converter.", "header.converter.",
+                   "config.providers.", "rest.extension.", "metrics.", "metric.", "inter.worker.",
+                   "response.http.", "task.", "worker.", "replication.policy.")
+
+
+@dataclass(frozen=True)
+class RestListener:
+    scheme: str
+    host: str
+    port: int
+
+
+class WorkerConfig:
+    """Typed, validated worker settings plus the raw values for client pass-through."""
+
+    def __init__(self, values: Mapping[str, str], source: Properties | None = None) -> None:
+        self.raw = dict(values)
+        self.source = source
+        errors = {n: v.errors for n, v in WORKER_CONFIG.validate_all(self.raw).items() if v.errors}
+        if errors:
+            key, messages = next(iter(errors.items()))
+            raise self._error(key, messages[0])
+        self.values: dict[str, Any] = WORKER_CONFIG.parse(self.raw)
+        for key in self.raw:
+            if key not in WORKER_CONFIG.keys and not key.startswith(_KNOWN_PREFIXES) and not is_client_key(key):
+                where = f"{source.path}:{source.line_of(key)}: " if source else ""
+                log.warning("%sunknown worker setting %r is ignored", where, key)
+        self.listener = self._parse_listener()
+
+    def _error(self, key: str, reason: str) -> ConfigFileError:
+        if self.source is not None:
+            return self.source.error(key, reason)
+        return ConfigFileError("<config>", None, key, reason)
+
+    def __getitem__(self, key: str) -> Any:
+        return self.values[key]
+
+    @property
+    def group_id(self) -> str:
+        return str(self.values["group.id"])
+
+    @property
+    def membership_topic(self) -> str:
+        return str(self.values["membership.storage.topic"] or f"connect-membership.{self.group_id}.internal")
+
+    def _parse_listener(self) -> RestListener:
+        listeners = self.values["listeners"] or ["http://:8083"]
+        url = urlparse(listeners[0])
+        if url.scheme not in ("http", "https") or url.port is None:
+            raise self._error("listeners", f"invalid listener {listeners[0]!r}: expected http(s)://host:port")
+        return RestListener(url.scheme, url.hostname or "0.0.0.0", url.port)
+
+    @property
+    def advertised_url(self) -> str:
+        host = self.values["rest.advertised.host.name"] or (
+            self.listener.host if self.listener.host not in ("", "0.0.0.0", "::") else "127.0.0.1")
+        port = self.values["rest.advertised.port"] or self.listener.port
+        scheme = self.values["rest.advertised.listener"] or self.listener.scheme
+        return f"{scheme}://{host}:{port}"
+
+    @property
+    def worker_id(self) -> str:
+        """`host:port` of the advertised REST URL, as Connect reports it in statuses."""
+        return self.advertised_url.split("://", 1)[1]
+
+    def _client_base(self) -> dict[str, str]:
+        # Worker keys such as group.id or session.timeout.ms are the cluster's, not a client's.
+        return {k: v for k, v in self.raw.items() if is_client_key(k) and k not in WORKER_CONFIG.keys}
+
+    def client_config(self, role: str, extra_prefix: str | None = None) -> dict[str, str]:
+        """librdkafka settings for an internal client: top-level client keys (connection, security and
+        tuning, as Connect passes them to its internal clients) + `<extra_prefix>` overrides."""
+        java = self._client_base()
+        java["bootstrap.servers"] = str(self.values["bootstrap.servers"])
+        if extra_prefix:
+            java.update({k[len(extra_prefix):]: v for k, v in self.raw.items() if k.startswith(extra_prefix)})
+        return to_librdkafka(java, role)
+
+    def task_client_config(self, role: str) -> dict[str, str]:
+        """Settings for a connector task's producer/consumer: client keys + `producer.`/`consumer.`."""
+        java = self._client_base()
+        java["bootstrap.servers"] = str(self.values["bootstrap.servers"])
+        java.update({k[len(role) + 1:]: v for k, v in self.raw.items() if k.startswith(role + ".")})
+        return to_librdkafka(java, role)
+
+
+def load_worker_config(props: Properties) -> WorkerConfig:
+    return WorkerConfig(props.values(), props)

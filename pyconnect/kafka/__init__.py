@@ -1,0 +1,1 @@
+"""Everything that touches confluent-kafka lives in this package."""

@@ -1,0 +1,104 @@
+"""Thin factories and helpers over confluent-kafka clients.
+
+Messages returned by `consume()` are confluent-kafka `Message` objects used duck-typed by the
+callers (`key()`, `value()`, `partition()`, `offset()`, `timestamp()`, `headers()`, `error()`),
+so the per-record path allocates nothing of ours.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any
+
+import confluent_kafka as ck
+
+from pyconnect.kafka.config import redact
+
+log = logging.getLogger(__name__)
+
+KafkaException = ck.KafkaException
+KafkaError = ck.KafkaError
+Message = ck.Message
+OFFSET_BEGINNING = ck.OFFSET_BEGINNING
+OFFSET_END = ck.OFFSET_END
+TIMESTAMP_NOT_AVAILABLE = ck.TIMESTAMP_NOT_AVAILABLE
+DeliveryCallback = Callable[[Any, Any], None]
+
+
+class KafkaClientError(Exception):
+    """A client could not be created or an operation failed, with a readable reason."""
+
+
+def _error_cb(name: str) -> Callable[[ck.KafkaError], None]:
+    def on_error(err: ck.KafkaError) -> None:
+        # librdkafka reports transient transport errors here; they are retried internally.
+        log.debug("%s client error: %s", name, err)
+    return on_error
+
+
+_rdkafka_log = logging.getLogger("librdkafka")
+
+
+def client_conf(conf: Mapping[str, str], name: str) -> dict[str, Any]:
+    out: dict[str, Any] = dict(conf)
+    out.setdefault("error_cb", _error_cb(name))
+    out.setdefault("logger", _rdkafka_log)  # librdkafka's log lines go through Python logging
+    return out
+
+
+def new_producer(conf: Mapping[str, str]) -> ck.Producer:
+    try:
+        return ck.Producer(client_conf(conf, "producer"))
+    except ck.KafkaException as exc:
+        raise KafkaClientError(f"invalid producer configuration {redact(conf)}: {exc}") from exc
+
+
+def new_consumer(conf: Mapping[str, str]) -> ck.Consumer:
+    full = {"enable.auto.commit": "false", "group.id": "pyconnect-reader", **conf}
+    try:
+        return ck.Consumer(client_conf(full, "consumer"))
+    except ck.KafkaException as exc:
+        raise KafkaClientError(f"invalid consumer configuration {redact(conf)}: {exc}") from exc
+
+
+def assign(consumer: ck.Consumer, positions: Iterable[tuple[str, int, int]]) -> None:
+    """Assign (topic, partition, offset) triples; offset may be OFFSET_BEGINNING/OFFSET_END."""
+    consumer.assign([ck.TopicPartition(t, p, o) for t, p, o in positions])
+
+
+def end_offsets(consumer: ck.Consumer, topic: str, partitions: Sequence[int],
+                timeout: float = 10.0) -> dict[int, int]:
+    """High watermark of each partition, asked of the broker (ListOffsets latest)."""
+    result: dict[int, int] = {}
+    for p in partitions:
+        _low, high = consumer.get_watermark_offsets(ck.TopicPartition(topic, p), timeout=timeout, cached=False)
+        result[p] = int(high)
+    return result
+
+
+def positions(consumer: ck.Consumer, topic: str, partitions: Sequence[int]) -> dict[int, int]:
+    """The consumer's next fetch offset per partition (skips compaction gaps and markers); -1 if unknown."""
+    tps = consumer.position([ck.TopicPartition(topic, p) for p in partitions])
+    return {tp.partition: (tp.offset if tp.offset >= 0 else -1) for tp in tps}
+
+
+def produce(producer: ck.Producer, topic: str, value: bytes | None, key: bytes | None = None,
+            partition: int | None = None, on_delivery: DeliveryCallback | None = None,
+            timestamp: int | None = None, headers: Any = None) -> None:
+    """Produce, waiting for queue space instead of failing when the local queue is full."""
+    kwargs: dict[str, Any] = {"key": key, "value": value}
+    if partition is not None:
+        kwargs["partition"] = partition
+    if on_delivery is not None:
+        kwargs["on_delivery"] = on_delivery
+    if timestamp:
+        kwargs["timestamp"] = timestamp
+    if headers:
+        kwargs["headers"] = headers
+    while True:
+        try:
+            producer.produce(topic, **kwargs)
+            return
+        except BufferError:
+            producer.poll(0.05)

