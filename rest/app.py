@@ -260,4 +260,51 @@ def create_app(worker: Worker) -> FastAPI:
         worker.offsets.refresh(10)
         return {"offsets": [{"partition": p, "offset": o} for p, o in worker.offsets.connector_offsets(name)]}
 
+    @app.get("/connector-plugins")
+    def plugins(connectorsOnly: bool = True) -> Any:  # noqa: N803
+        return [{"class": p.java_class, "type": p.type, "version": p.version()} for p in worker.plugins.all()]
+
+    @app.put("/connector-plugins/{plugin}/config/validate")
+    async def validate_config(plugin: str, request: Request) -> Any:
+        try:
+            body = await request.json()
+        except ValueError:
+            raise ConnectError(400, "Malformed JSON body") from None
+        config = {str(k): str(v) for k, v in body.items()}
+        class_name = config.get("connector.class", "")
+
+        def strip(n: str) -> str:
+            n = n.rsplit(".", 1)[-1]
+            return n[: -len("Connector")] if n.endswith("Connector") else n
+        if strip(class_name) != strip(plugin):
+            raise ConnectError(400, "Connector class name must be the same as the plugin name in the URL: "
+                                    f"{class_name} vs {plugin}")
+        try:
+            info_ = worker.plugins.resolve(plugin)
+        except PluginNotFound as exc:
+            raise ConnectError(404, str(exc)) from None
+        connector = info_.cls()
+        values = connector.validate(config)
+        definition = connector.config_def()
+        configs: list[dict[str, Any]] = []
+        for name, value in values.items():
+            key = definition.keys.get(name)
+            configs.append({
+                "definition": {
+                    "name": name, "type": key.type.value if key else "STRING",
+                    "required": key.required if key else False,
+                    "default_value": None if key is None or key.required or key.default is None
+                    else (",".join(key.default) if isinstance(key.default, list) else str(key.default)),
+                    "importance": key.importance.value if key else "LOW",
+                    "documentation": key.documentation if key else "", "group": key.group if key else None,
+                    "order": key.order if key else -1, "width": key.width if key else "NONE",
+                    "display_name": (key.display_name or name) if key else name, "dependents": [],
+                },
+                "value": {"name": name, "value": config.get(name), "recommended_values": value.recommended_values,
+                          "errors": value.errors, "visible": value.visible},
+            })
+        return {"name": info_.java_class, "error_count": sum(len(v.errors) for v in values.values()),
+                "groups": sorted({c["definition"]["group"] for c in configs if c["definition"]["group"]}),
+                "configs": configs}
+
     return app

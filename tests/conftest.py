@@ -19,6 +19,13 @@ def broker() -> Iterator[Broker]:
     b.stop()
 
 
+@pytest.fixture(scope="session")
+def broker_b() -> Iterator[Broker]:
+    b = start_broker("B", 1)
+    yield b
+    b.stop()
+
+
 @pytest.fixture
 def unique() -> str:
     return uuid.uuid4().hex[:8]
@@ -28,8 +35,8 @@ def unique() -> str:
 def cluster_factory(broker: Broker, tmp_path: Path, unique: str) -> Iterator[Callable[..., Cluster]]:
     clusters: list[Cluster] = []
 
-    def make(group: str | None = None, extra: dict[str, str] | None = None) -> Cluster:
-        c = Cluster(broker, tmp_path, group or f"g-{unique}-{len(clusters)}", extra)
+    def make(group: str | None = None, extra: dict[str, str] | None = None, on: Broker | None = None) -> Cluster:
+        c = Cluster(on or broker, tmp_path, group or f"g-{unique}-{len(clusters)}", extra)
         clusters.append(c)
         return c
 

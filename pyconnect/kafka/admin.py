@@ -5,14 +5,61 @@ from __future__ import annotations
 import logging
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 import confluent_kafka as ck
-from confluent_kafka.admin import AdminClient, ConfigResource, NewTopic  # type: ignore[attr-defined]
+from confluent_kafka.admin import (  # type: ignore[attr-defined]
+    AclBinding,
+    AclBindingFilter,
+    AclOperation,
+    AclPermissionType,
+    AdminClient,
+    AlterConfigOpType,
+    ConfigEntry,
+    ConfigResource,
+    ConfigSource,
+    NewPartitions,
+    NewTopic,
+    ResourcePatternType,
+    ResourceType,
+)
 
 from pyconnect.kafka.clients import KafkaClientError, client_conf
 from pyconnect.kafka.config import redact
 
 log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class ConfigInfo:
+    """One topic config as the broker describes it."""
+
+    name: str
+    value: str | None
+    is_default: bool
+    is_read_only: bool
+    is_sensitive: bool
+    is_static_broker: bool
+
+
+@dataclass(frozen=True)
+class TopicAcl:
+    """A LITERAL TOPIC ACL binding; operation/permission as upper-case names (READ, ALLOW, ...)."""
+
+    topic: str
+    principal: str
+    host: str
+    operation: str
+    permission: str
+
+
+class UnsupportedByBroker(KafkaClientError):
+    """The broker does not implement an operation (e.g. CreatePartitions, ACLs)."""
+
+
+def _reason(exc: ck.KafkaException) -> str:
+    err = exc.args[0] if exc.args else None
+    return str(err.str()) if err is not None and hasattr(err, "str") else str(exc)
 
 
 @dataclass(frozen=True)
@@ -87,3 +134,53 @@ class Admin:
         if policy and set(p.strip() for p in policy.split(",")) != {"compact"}:
             raise KafkaClientError(f"topic {spec.name} must have cleanup.policy=compact but has {policy}; "
                                    "set it to compact or choose another topic name")
+
+    def describe_topic_config(self, topic: str, timeout: float = 30.0) -> list[ConfigInfo]:
+        futures = self._client.describe_configs([ConfigResource(ConfigResource.Type.TOPIC, topic)])
+        out = []
+        for fut in futures.values():
+            for name, e in fut.result(timeout=timeout).items():
+                out.append(ConfigInfo(name, None if e.value is None else str(e.value),
+                                      bool(e.is_default) or e.source == ConfigSource.DEFAULT_CONFIG.value,
+                                      bool(e.is_read_only), bool(e.is_sensitive),
+                                      e.source == ConfigSource.STATIC_BROKER_CONFIG.value))
+        return out
+
+    def set_topic_configs(self, topic: str, configs: Mapping[str, str], timeout: float = 30.0) -> None:
+        """IncrementalAlterConfigs SET of each key."""
+        entries = [ConfigEntry(k, v, incremental_operation=AlterConfigOpType.SET) for k, v in configs.items()]
+        resource = ConfigResource(ConfigResource.Type.TOPIC, topic, incremental_configs=entries)
+        try:
+            for fut in self._client.incremental_alter_configs([resource]).values():
+                fut.result(timeout=timeout)
+        except ck.KafkaException as exc:
+            raise KafkaClientError(f"cannot alter configs of {topic}: {_reason(exc)}") from exc
+
+    def create_partitions(self, topic: str, total: int, timeout: float = 30.0) -> None:
+        try:
+            for fut in self._client.create_partitions([NewPartitions(topic, total)]).values():
+                fut.result(timeout=timeout)
+        except ck.KafkaException as exc:
+            err = exc.args[0] if exc.args else None
+            cls = UnsupportedByBroker if err is not None and err.code() in (
+                ck.KafkaError._UNSUPPORTED_FEATURE, ck.KafkaError.UNSUPPORTED_VERSION) else KafkaClientError
+            raise cls(f"cannot add partitions to {topic}: {_reason(exc)}") from exc
+
+    def describe_topic_acls(self, timeout: float = 30.0) -> list[TopicAcl]:
+        anything: Any = None  # the filter's wildcard for name, principal and host
+        flt = AclBindingFilter(ResourceType.TOPIC, anything, ResourcePatternType.LITERAL, anything, anything,
+                               AclOperation.ANY, AclPermissionType.ANY)
+        try:
+            bindings = self._client.describe_acls(flt).result(timeout=timeout)
+        except ck.KafkaException as exc:
+            raise UnsupportedByBroker(f"cannot describe ACLs: {_reason(exc)}") from exc
+        return [TopicAcl(b.name, b.principal, b.host, b.operation.name, b.permission_type.name) for b in bindings]
+
+    def create_topic_acls(self, acls: list[TopicAcl], timeout: float = 30.0) -> None:
+        bindings = [AclBinding(ResourceType.TOPIC, a.topic, ResourcePatternType.LITERAL, a.principal, a.host,
+                               AclOperation[a.operation], AclPermissionType[a.permission]) for a in acls]
+        try:
+            for fut in self._client.create_acls(bindings).values():
+                fut.result(timeout=timeout)
+        except ck.KafkaException as exc:
+            raise KafkaClientError(f"cannot create ACLs: {_reason(exc)}") from exc

@@ -77,6 +77,12 @@ def end_offsets(consumer: ck.Consumer, topic: str, partitions: Sequence[int],
     return result
 
 
+def watermarks(consumer: ck.Consumer, topic: str, partition: int) -> int:
+    """High watermark from the last fetch response (no broker round trip); -1 if not known yet."""
+    result = consumer.get_watermark_offsets(ck.TopicPartition(topic, partition), cached=True)
+    return int(result[1]) if result and result[1] >= 0 else -1
+
+
 def positions(consumer: ck.Consumer, topic: str, partitions: Sequence[int]) -> dict[int, int]:
     """The consumer's next fetch offset per partition (skips compaction gaps and markers); -1 if unknown."""
     tps = consumer.position([ck.TopicPartition(topic, p) for p in partitions])

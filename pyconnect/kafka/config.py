@@ -30,9 +30,11 @@ _JAVA_ONLY = {
 _RENAMES = {
     "sasl.mechanism": "sasl.mechanisms",
     "fetch.max.wait.ms": "fetch.wait.max.ms",
+    "max.request.size": "message.max.bytes",
     "ssl.truststore.location": "ssl.ca.location",
 }
 _PRODUCER_ONLY = {
+    "max.request.size", "message.max.bytes",
     "acks", "linger.ms", "batch.size", "batch.num.messages", "compression.type", "enable.idempotence",
     "max.in.flight.requests.per.connection", "retries", "delivery.timeout.ms", "partitioner",
     "queue.buffering.max.messages", "queue.buffering.max.kbytes", "queue.buffering.max.ms",

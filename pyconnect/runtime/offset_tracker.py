@@ -26,10 +26,25 @@ class OffsetTracker:
         self._lock = threading.Lock()
         self._pending: dict[str, deque[Submitted]] = {}
         self._partitions: dict[str, Mapping[str, Any]] = {}
+        # Tasks usually reuse one partition map per source partition: remember its key by identity
+        # (holding the object, so its id cannot be reused) instead of serialising it per record.
+        self._keys: dict[int, tuple[Mapping[str, Any], str]] = {}
 
-    def submit(self, partition: Mapping[str, Any], offset: Mapping[str, Any]) -> Submitted:
+    def _key(self, partition: Mapping[str, Any]) -> str:
+        cached = self._keys.get(id(partition))
+        if cached is not None and cached[0] is partition:
+            return cached[1]
+        if len(self._keys) > 10_000:
+            self._keys.clear()
         key = canonical(partition)
-        entry = Submitted(offset)
+        self._keys[id(partition)] = (partition, key)
+        return key
+
+    def submit(self, partition: Mapping[str, Any], offset: Mapping[str, Any], entry: Submitted | None = None
+               ) -> Submitted:
+        key = self._key(partition)
+        if entry is None:
+            entry = Submitted(offset)
         with self._lock:
             queue = self._pending.get(key)
             if queue is None:

@@ -12,7 +12,7 @@ from typing import Any
 
 from pyconnect.api.connector import SourceTask
 from pyconnect.api.records import SourcePartition, SourceRecord
-from pyconnect.kafka.clients import KafkaError, new_producer, produce
+from pyconnect.kafka.clients import KafkaError, KafkaException, new_producer
 from pyconnect.runtime.converters import Converter
 from pyconnect.runtime.offset_tracker import OffsetTracker, Submitted
 from pyconnect.storage.offset_store import OffsetStore, canonical
@@ -53,6 +53,37 @@ class RunnerSettings:
 
 class DeliveryFailed(Exception):
     """Kafka refused a record; the task fails rather than drop it."""
+
+
+def _rejected(record: SourceRecord, value: bytes | None, reason: str) -> str:
+    size = len(value or b"")
+    return (f"Kafka rejected a record for topic {record.topic} partition {record.partition} "
+            f"(source partition {dict(record.source_partition)}, offset {dict(record.source_offset)}, "
+            f"{size} bytes): {reason}")
+
+
+class _Ack(Submitted):
+    """A record in flight that is its own delivery callback (one object per record, no closure)."""
+
+    __slots__ = ("record", "runner", "notify")
+
+    def __init__(self, record: SourceRecord, runner: SourceTaskRunner, notify: bool) -> None:
+        self.offset = record.source_offset
+        self.acked = False
+        self.record = record
+        self.runner = runner
+        self.notify = notify  # whether the task overrides commit_record()
+
+    def __call__(self, err: KafkaError | None, msg: Any) -> None:
+        if err is not None:
+            self.runner._delivery_failed(self.record, msg, err.str())
+            return
+        self.acked = True
+        if self.notify:
+            try:
+                self.runner.task.commit_record(self.record, msg.partition(), msg.offset())
+            except Exception:
+                log.exception("[%s] commit_record failed", self.runner.id)
 
 
 class SourceTaskRunner:
@@ -137,6 +168,8 @@ class SourceTaskRunner:
     def _loop(self, producer: Any) -> None:
         next_flush = time.monotonic() + self._settings.flush_interval
         key_conv, value_conv = self._settings.key_converter, self._settings.value_converter
+        wants_acks = type(self.task).commit_record is not SourceTask.commit_record
+        submit, produce_ = self._tracker.submit, producer.produce
         while not self._stopping.is_set():
             if self._failure is not None:
                 raise DeliveryFailed(self._failure)
@@ -148,29 +181,32 @@ class SourceTaskRunner:
             records = self.task.poll()
             if records:
                 for record in records:
-                    entry = self._tracker.submit(record.source_partition, record.source_offset)
-                    produce(producer, record.topic, value_conv(record.value), key=key_conv(record.key),
-                            partition=record.partition, timestamp=record.timestamp,
-                            headers=list(record.headers) if record.headers else None,
-                            on_delivery=self._on_delivery(entry, record))
+                    entry = _Ack(record, self, wants_acks)
+                    submit(record.source_partition, record.source_offset, entry)
+                    kwargs: dict[str, Any] = {"key": key_conv(record.key), "on_delivery": entry}
+                    if record.partition is not None:
+                        kwargs["partition"] = record.partition
+                    if record.timestamp:
+                        kwargs["timestamp"] = record.timestamp
+                    if record.headers:
+                        kwargs["headers"] = record.headers
+                    value = value_conv(record.value)
+                    while True:
+                        try:
+                            produce_(record.topic, value, **kwargs)
+                            break
+                        except BufferError:
+                            producer.poll(0.05)
+                        except KafkaException as exc:
+                            raise DeliveryFailed(_rejected(record, value, exc.args[0].str())) from None
             producer.poll(0)
             if time.monotonic() >= next_flush:
                 self._commit_offsets()
                 next_flush = time.monotonic() + self._settings.flush_interval
 
-    def _on_delivery(self, entry: Submitted, record: SourceRecord) -> Callable[[Any, Any], None]:
-        def done(err: KafkaError | None, msg: Any) -> None:
-            if err is not None:
-                size = len(msg.value() or b"") + len(msg.key() or b"") if msg is not None else -1
-                self._failure = (f"Kafka rejected a record for topic {record.topic} "
-                                 f"(source offset {dict(record.source_offset)}, {size} bytes): {err.str()}")
-                return
-            entry.acked = True
-            try:
-                self.task.commit_record(record, msg.partition(), msg.offset())
-            except Exception:
-                log.exception("[%s] commit_record failed", self.id)
-        return done
+    def _delivery_failed(self, record: SourceRecord, msg: Any, reason: str) -> None:
+        if self._failure is None:
+            self._failure = _rejected(record, msg.value() if msg is not None else None, reason)
 
     def _commit_offsets(self) -> None:
         pending = self._tracker.committable()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 import logging
 import threading
@@ -13,6 +14,7 @@ from dataclasses import dataclass
 from pyconnect.api.connector import SourceTask
 from pyconnect.config.worker import WorkerConfig
 from pyconnect.kafka.admin import Admin, TopicSpec
+from pyconnect.kafka.config import to_librdkafka
 from pyconnect.plugins import PluginRegistry, registry
 from pyconnect.runtime.assignment import WorkerAssignment, assign
 from pyconnect.runtime.connector_runner import ConnectorRunner, connector_instance
@@ -281,7 +283,7 @@ class Worker:
         try:
             task_class = _load_task_class(task_config, snapshot.connectors[name], self.plugins)
             runner = SourceTaskRunner(name, int(index), task_class(), task_config, self.offsets,
-                                      self._settings, report)
+                                      self._task_settings(snapshot.connectors[name]), report)
         except Exception as exc:
             report("FAILED", "".join(traceback.format_exception(exc)))
             self.tasks[task_id] = _FailedTask(task_id)  # type: ignore[assignment]
@@ -289,6 +291,15 @@ class Worker:
         self.tasks[task_id] = runner
         log.info("[%s] starting task", task_id)
         runner.start(paused=snapshot.target_state(name) == "PAUSED")
+
+    def _task_settings(self, connector_config: Mapping[str, str]) -> RunnerSettings:
+        """Connect's per-connector client overrides: `producer.override.<key>`."""
+        prefix = "producer.override."
+        overrides = {k[len(prefix):]: v for k, v in connector_config.items() if k.startswith(prefix)}
+        if not overrides:
+            return self._settings
+        conf = {**self._settings.producer_conf, **to_librdkafka(overrides, "producer")}
+        return dataclasses.replace(self._settings, producer_conf=conf)
 
     def _stop_tasks(self, task_ids: list[str]) -> None:
         runners = [self.tasks.pop(t) for t in task_ids if t in self.tasks]

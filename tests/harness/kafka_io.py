@@ -12,8 +12,11 @@ Record = tuple[int, int, bytes | None, bytes | None]  # partition, offset, key, 
 
 
 def partition_count(bootstrap: str, topic: str) -> int:
-    md = AdminClient({"bootstrap.servers": bootstrap}).list_topics(topic, timeout=10)
-    return len(md.topics[topic].partitions)
+    """Partitions of `topic`, 0 if it does not exist. Lists all topics: a metadata request naming one
+    topic would auto-create it on brokers with auto.create.topics.enable."""
+    md = AdminClient({"bootstrap.servers": bootstrap}).list_topics(timeout=10)
+    found = md.topics.get(topic)
+    return len(found.partitions) if found is not None and found.error is None else 0
 
 
 def topic_config(bootstrap: str, topic: str) -> dict[str, str]:
@@ -27,8 +30,10 @@ def read_all(bootstrap: str, topic: str, idle: float = 1.5, timeout: float = 60.
     """Every record of every partition, read with assign() until nothing new arrives for `idle` s
     (or `expect` records were seen)."""
     partitions = partition_count(bootstrap, topic)
+    if partitions == 0:
+        return []
     consumer = Consumer({"bootstrap.servers": bootstrap, "group.id": f"reader-{time.monotonic_ns()}",
-                         "enable.auto.commit": False})
+                         "enable.auto.commit": False, "fetch.wait.max.ms": 100})
     consumer.assign([TopicPartition(topic, p, 0) for p in range(partitions)])
     records: list[Record] = []
     deadline = time.monotonic() + timeout
@@ -57,3 +62,56 @@ def produce(bootstrap: str, topic: str, records: list[tuple[bytes | None, bytes]
         kwargs = {} if partition is None else {"partition": partition}
         producer.produce(topic, value, key=key, **kwargs)
     assert producer.flush(30) == 0
+
+
+FullRecord = tuple[int, bytes | None, bytes | None, tuple[tuple[str, bytes], ...], int]
+
+
+def read_partitions(bootstrap: str, topic: str, expect: int, timeout: float = 60.0) -> dict[int, list[FullRecord]]:
+    """partition -> [(offset, key, value, headers, timestamp)] in order, until `expect` records were read."""
+    partitions = partition_count(bootstrap, topic)
+    if partitions == 0:
+        return {}
+    consumer = Consumer({"bootstrap.servers": bootstrap, "group.id": f"reader-{time.monotonic_ns()}",
+                         "enable.auto.commit": False, "fetch.wait.max.ms": 50})
+    consumer.assign([TopicPartition(topic, p, 0) for p in range(partitions)])
+    out: dict[int, list[FullRecord]] = {p: [] for p in range(partitions)}
+    n = 0
+    deadline = time.monotonic() + timeout
+    try:
+        while n < expect and time.monotonic() < deadline:
+            for m in consumer.consume(5000, 0.2):
+                if m.error() is None:
+                    out[m.partition()].append((m.offset(), m.key(), m.value(), tuple(m.headers() or ()),
+                                               m.timestamp()[1]))
+                    n += 1
+    finally:
+        consumer.close()
+    return out
+
+
+def produce_many(bootstrap: str, topic: str, count: int, partitions: int, headers: bool = True,
+                 overrides: Mapping[str, str] | None = None, start: int = 0) -> None:
+    """`count` keyed records spread over `partitions`, value `topic:n`, with headers and timestamps."""
+    producer = Producer({"bootstrap.servers": bootstrap, "linger.ms": 5, "queue.buffering.max.messages": 500000,
+                         **(overrides or {})})
+    base_ts = 1_700_000_000_000
+    for i in range(start, start + count):
+        kwargs: dict[str, object] = {"partition": i % partitions, "key": b"k%d" % i, "timestamp": base_ts + i}
+        if headers:
+            kwargs["headers"] = [("h", b"%d" % i), ("src", topic.encode())]
+        while True:
+            try:
+                producer.produce(topic, f"{topic}:{i}".encode(), **kwargs)  # type: ignore[arg-type]
+                break
+            except BufferError:
+                producer.poll(0.05)
+    assert producer.flush(60) == 0
+
+
+def create_topic(bootstrap: str, topic: str, partitions: int, config: Mapping[str, str] | None = None) -> None:
+    from confluent_kafka.admin import NewTopic
+
+    admin = AdminClient({"bootstrap.servers": bootstrap})
+    for fut in admin.create_topics([NewTopic(topic, partitions, 1, config=dict(config or {}))]).values():
+        fut.result(30)

@@ -1,0 +1,1 @@
+"""MirrorMaker 2 connectors: source (data), checkpoint (group offsets), heartbeat."""

@@ -1,0 +1,135 @@
+"""Config definitions of the MM2 connectors and the client settings they derive (compat-spec §C.2)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from connectors.mirror.filters import (
+    DEFAULT_CONFIG_PROPERTIES_EXCLUDE,
+    DEFAULT_GROUPS,
+    DEFAULT_GROUPS_EXCLUDE,
+    DEFAULT_TOPICS,
+    DEFAULT_TOPICS_EXCLUDE,
+)
+from connectors.mirror.policy import ReplicationPolicy, load_policy
+from pyconnect.api.config import ConfigDef, ConfigKey, ConfigType, Importance, at_least, one_of, regex_list
+from pyconnect.kafka.config import is_client_key, to_librdkafka
+
+S, INT, B, LST, L = ConfigType.STRING, ConfigType.INT, ConfigType.BOOLEAN, ConfigType.LIST, ConfigType.LONG
+H, M, LOW = Importance.HIGH, Importance.MEDIUM, Importance.LOW
+DEFAULT_POLICY = "org.apache.kafka.connect.mirror.DefaultReplicationPolicy"
+
+
+def _policy_class(_name: str, value: Any) -> str | None:
+    try:
+        load_policy(str(value), {})
+    except ValueError as exc:
+        return str(exc)
+    return None
+
+
+COMMON = ConfigDef([
+    ConfigKey("enabled", B, True, LOW, "Whether to replicate source->target."),
+    ConfigKey("source.cluster.alias", S, importance=H, documentation="Alias of the source cluster."),
+    ConfigKey("target.cluster.alias", S, "target", H, "Alias of the target cluster."),
+    ConfigKey("tasks.max", INT, 1, H, "Maximum number of tasks.", validator=at_least(1)),
+    ConfigKey("admin.timeout.ms", L, 60000, LOW, validator=at_least(1)),
+    ConfigKey("replication.policy.class", ConfigType.CLASS, DEFAULT_POLICY, LOW, validator=_policy_class),
+    ConfigKey("replication.policy.separator", S, ".", LOW),
+    ConfigKey("replication.policy.internal.topic.separator.enabled", B, True, LOW),
+    ConfigKey("forwarding.admin.class", ConfigType.CLASS, "org.apache.kafka.clients.admin.ForwardingAdmin", LOW),
+    ConfigKey("metric.reporters", LST, [], LOW),
+])
+
+TOPIC_SELECTION = ConfigDef([
+    ConfigKey("topics", LST, DEFAULT_TOPICS, H, "Topics to replicate (regexes, whole-name match).",
+              validator=regex_list),
+    ConfigKey("topics.exclude", LST, DEFAULT_TOPICS_EXCLUDE, H, "Topics not to replicate.", validator=regex_list),
+    ConfigKey("topic.filter.class", ConfigType.CLASS, "org.apache.kafka.connect.mirror.DefaultTopicFilter", LOW),
+    ConfigKey("offset-syncs.topic.location", S, "source", LOW, validator=one_of("source", "target")),
+    ConfigKey("consumer.poll.timeout.ms", L, 1000, LOW, validator=at_least(1)),
+    ConfigKey("emit.offset-syncs.enabled", B, True, LOW),
+])
+
+SOURCE = COMMON.merge(TOPIC_SELECTION).merge(ConfigDef([
+    ConfigKey("config.properties.exclude", LST, DEFAULT_CONFIG_PROPERTIES_EXCLUDE, LOW, validator=regex_list),
+    ConfigKey("config.property.filter.class", ConfigType.CLASS,
+              "org.apache.kafka.connect.mirror.DefaultConfigPropertyFilter", LOW),
+    ConfigKey("use.defaults.from", S, "target", LOW, validator=one_of("source", "target")),
+    ConfigKey("refresh.topics.enabled", B, True, LOW),
+    ConfigKey("refresh.topics.interval.seconds", L, 600, LOW, validator=at_least(0)),
+    ConfigKey("sync.topic.configs.enabled", B, True, LOW),
+    ConfigKey("sync.topic.configs.interval.seconds", L, 600, LOW, validator=at_least(0)),
+    ConfigKey("sync.topic.acls.enabled", B, True, LOW),
+    ConfigKey("sync.topic.acls.interval.seconds", L, 600, LOW, validator=at_least(0)),
+    ConfigKey("replication.factor", INT, 2, LOW, "Replication factor of new remote topics (-1: broker default)."),
+    ConfigKey("offset-syncs.topic.replication.factor", ConfigType.SHORT, 3, LOW),
+    ConfigKey("offset.lag.max", L, 100, LOW, validator=at_least(0)),
+    ConfigKey("heartbeats.replication.enabled", B, True, LOW),
+    ConfigKey("add.source.alias.to.metrics", B, False, LOW),
+    ConfigKey("use.incremental.alter.configs", S, "requested", LOW,
+              validator=one_of("requested", "required", "never")),
+    ConfigKey("producer.max.request.size", INT, None, LOW,
+              "Raise the producer's maximum request size (and message.max.bytes) for large records."),
+]))
+
+CHECKPOINT = COMMON.merge(TOPIC_SELECTION).merge(ConfigDef([
+    ConfigKey("groups", LST, DEFAULT_GROUPS, H, validator=regex_list),
+    ConfigKey("groups.exclude", LST, DEFAULT_GROUPS_EXCLUDE, H, validator=regex_list),
+    ConfigKey("group.filter.class", ConfigType.CLASS, "org.apache.kafka.connect.mirror.DefaultGroupFilter", LOW),
+    ConfigKey("refresh.groups.enabled", B, True, LOW),
+    ConfigKey("refresh.groups.interval.seconds", L, 600, LOW, validator=at_least(0)),
+    ConfigKey("emit.checkpoints.enabled", B, True, LOW),
+    ConfigKey("emit.checkpoints.interval.seconds", L, 60, LOW, validator=at_least(0)),
+    ConfigKey("sync.group.offsets.enabled", B, False, LOW),
+    ConfigKey("sync.group.offsets.interval.seconds", L, 60, LOW, validator=at_least(0)),
+    ConfigKey("checkpoints.topic.replication.factor", ConfigType.SHORT, 3, LOW),
+]))
+
+HEARTBEAT = COMMON.merge(ConfigDef([
+    ConfigKey("emit.heartbeats.enabled", B, True, LOW),
+    ConfigKey("emit.heartbeats.interval.seconds", L, 1, LOW, validator=at_least(0)),
+    ConfigKey("heartbeats.topic.replication.factor", ConfigType.SHORT, 3, LOW),
+]))
+
+
+class MirrorConfig:
+    """Parsed connector config + derived clients' settings for one source->target flow."""
+
+    def __init__(self, definition: ConfigDef, raw: Mapping[str, str]) -> None:
+        self.raw = dict(raw)
+        self.values = definition.parse(self.raw)
+        self.source = str(self.values["source.cluster.alias"])
+        self.target = str(self.values["target.cluster.alias"])
+
+    def __getitem__(self, key: str) -> Any:
+        return self.values[key]
+
+    def policy(self) -> ReplicationPolicy:
+        return load_policy(str(self.values["replication.policy.class"]), self.raw)
+
+    def _cluster(self, side: str) -> dict[str, str]:
+        prefix = f"{side}.cluster."
+        return {k[len(prefix):]: v for k, v in self.raw.items()
+                if k.startswith(prefix) and is_client_key(k[len(prefix):])}
+
+    def client(self, side: str, role: str) -> dict[str, str]:
+        """librdkafka settings for `side` in {source,target} and `role` in {consumer,producer,admin}:
+        `<side>.cluster.*` client keys, then `<side>.<role>.*` overrides (MM2's layering)."""
+        java = self._cluster(side)
+        prefix = f"{side}.{role}."
+        java.update({k[len(prefix):]: v for k, v in self.raw.items() if k.startswith(prefix)})
+        conf = to_librdkafka(java, role)
+        if role == "consumer":
+            conf.setdefault("enable.auto.commit", "false")
+            conf.setdefault("auto.offset.reset", "earliest")
+        return conf
+
+    def offset_syncs_side(self) -> str:
+        return str(self.values["offset-syncs.topic.location"])
+
+    def offset_syncs_topic(self) -> str:
+        """mm2-offset-syncs.<X>.internal: X is the *other* cluster's alias."""
+        other = self.target if self.offset_syncs_side() == "source" else self.source
+        return self.policy().offset_syncs_topic(other)

@@ -1,0 +1,69 @@
+"""Decides when to emit offset syncs and writes them (MM2's OffsetSyncWriter, made exact).
+
+A sync (upstream U -> downstream D) is sent at once for the first record of a partition in this
+task's life, at every upstream gap (U != previous U + 1), at every downstream discontinuity
+(D != previous D + 1: duplicates after a restart, another producer, a new remote partition) and
+once `offset.lag.max` records passed since the last sync. Otherwise the newest mapping is held back
+and sent at the next offset commit. Between two consecutive syncs both offsets therefore advance
+together one by one, which is what lets the checkpoint side translate any offset exactly.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+
+from connectors.mirror.formats import OffsetSync
+
+log = logging.getLogger(__name__)
+
+Send = Callable[[bytes, bytes], None]
+
+
+class _PartitionState:
+    __slots__ = ("last_sync_downstream", "prev_upstream", "prev_downstream", "pending")
+
+    def __init__(self) -> None:
+        self.last_sync_downstream = -1
+        self.prev_upstream = -1
+        self.prev_downstream = -1
+        self.pending: OffsetSync | None = None
+
+
+class OffsetSyncWriter:
+    def __init__(self, send: Send, max_lag: int) -> None:
+        self._send = send
+        self._max_lag = max_lag
+        self._states: dict[tuple[str, int], _PartitionState] = {}
+        self.sent = 0
+
+    def record(self, topic: str, partition: int, upstream: int, downstream: int) -> None:
+        """Called for each acknowledged record, in produce order per partition."""
+        key = (topic, partition)
+        state = self._states.get(key)
+        if state is None:
+            state = self._states[key] = _PartitionState()
+        immediate = (state.last_sync_downstream < 0
+                     or upstream != state.prev_upstream + 1
+                     or downstream != state.prev_downstream + 1
+                     or downstream - (state.last_sync_downstream + 1) >= self._max_lag)
+        state.prev_upstream, state.prev_downstream = upstream, downstream
+        sync = OffsetSync(topic, partition, upstream, downstream)
+        if immediate:
+            state.pending = None
+            state.last_sync_downstream = downstream
+            self._emit(sync)
+        else:
+            state.pending = sync
+
+    def flush_pending(self) -> None:
+        """Send every held-back sync (called at offset commit)."""
+        for state in self._states.values():
+            if state.pending is not None:
+                state.last_sync_downstream = state.pending.downstream_offset
+                self._emit(state.pending)
+                state.pending = None
+
+    def _emit(self, sync: OffsetSync) -> None:
+        self._send(sync.key(), sync.value())
+        self.sent += 1

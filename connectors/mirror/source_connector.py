@@ -1,0 +1,131 @@
+"""MirrorSourceConnector: finds the source topics to replicate, keeps remote topics in shape, and
+deals the source partitions round-robin over `tasks.max` tasks."""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+
+from connectors.mirror.config import SOURCE, MirrorConfig
+from connectors.mirror.filters import ConfigPropertyFilter, TopicFilter
+from connectors.mirror.source_task import MirrorSourceTask
+from connectors.mirror.topics import RemoteTopics, TopicSelector
+from pyconnect.api import ConfigDef, ConfigValue, SourceConnector, SourceTask
+from pyconnect.kafka.admin import Admin, TopicSpec
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class _Job:
+    interval: float
+    run: Callable[[], None]
+    due: float = 0.0
+
+    def __post_init__(self) -> None:
+        self.interval = max(self.interval, 0.5)
+        self.due = time.monotonic() + self.interval
+
+
+class MirrorSourceConnector(SourceConnector):
+    java_class_name = "org.apache.kafka.connect.mirror.MirrorSourceConnector"
+
+    def config_def(self) -> ConfigDef:
+        return SOURCE
+
+    def validate(self, config: Mapping[str, str]) -> dict[str, ConfigValue]:
+        values = SOURCE.validate_all(config)
+        if config.get("emit.offset-syncs.enabled", "true").strip().lower() == "false":
+            offending = [k for k in config if k.startswith("offset-syncs.")]
+            if offending:
+                values["emit.offset-syncs.enabled"].errors.append(
+                    f"Offset syncs are disabled, but {', '.join(offending)} is set")
+        return values
+
+    def start(self, config: Mapping[str, str]) -> None:
+        self.cfg = MirrorConfig(SOURCE, config)
+        self.raw = dict(config)
+        policy = self.cfg.policy()
+        self.selector = TopicSelector(policy, TopicFilter(self.cfg["topics"], self.cfg["topics.exclude"]),
+                                      self.cfg.target, bool(self.cfg["heartbeats.replication.enabled"]))
+        self.source_admin = Admin(self.cfg.client("source", "admin"))
+        self.target_admin = Admin(self.cfg.client("target", "admin"))
+        self.remote = RemoteTopics(self.source_admin, self.target_admin, policy, self.cfg.source,
+                                   ConfigPropertyFilter(self.cfg["config.properties.exclude"]),
+                                   int(self.cfg["replication.factor"]), self.cfg["use.defaults.from"] == "source")
+        self._stop = threading.Event()
+        self._partitions: dict[str, int] = {}
+        if not self.cfg["enabled"]:
+            log.info("%s->%s replication is disabled (enabled=false)", self.cfg.source, self.cfg.target)
+            return
+        if self.cfg["emit.offset-syncs.enabled"]:
+            admin = self.source_admin if self.cfg.offset_syncs_side() == "source" else self.target_admin
+            admin.ensure_compacted_topic(TopicSpec(self.cfg.offset_syncs_topic(), 1,
+                                                   int(self.cfg["offset-syncs.topic.replication.factor"]),
+                                                   {"cleanup.policy": "compact"}), exact_partitions=True)
+        self._partitions = self._discover()
+        self.remote.ensure(self._partitions)
+        self.remote.sync_configs(self._partitions)
+        self.remote.sync_acls(set(self._partitions))
+        self._thread = threading.Thread(target=self._background, name=f"mirror-source-{self.cfg.source}",
+                                        daemon=True)
+        self._thread.start()
+
+    def _discover(self) -> dict[str, int]:
+        return {t: n for t, n in self.source_admin.topic_partitions().items() if self.selector.should_replicate(t)}
+
+    def _background(self) -> None:
+        """Periodic refresh of topics, configs and ACLs (MM2's scheduler)."""
+        jobs: list[_Job] = []
+        if self.cfg["refresh.topics.enabled"]:
+            jobs.append(_Job(float(self.cfg["refresh.topics.interval.seconds"]), self._refresh_topics))
+        if self.cfg["sync.topic.configs.enabled"]:
+            jobs.append(_Job(float(self.cfg["sync.topic.configs.interval.seconds"]),
+                             lambda: self.remote.sync_configs(self._partitions)))
+        if self.cfg["sync.topic.acls.enabled"]:
+            jobs.append(_Job(float(self.cfg["sync.topic.acls.interval.seconds"]),
+                             lambda: self.remote.sync_acls(set(self._partitions))))
+        if not jobs:
+            return
+        while not self._stop.wait(max(0.0, min(j.due for j in jobs) - time.monotonic())):
+            for job in jobs:
+                if time.monotonic() >= job.due:
+                    job.due = time.monotonic() + job.interval
+                    try:
+                        job.run()
+                    except Exception:
+                        log.exception("mirror source background job failed")
+
+    def _refresh_topics(self) -> None:
+        found = self._discover()
+        if found != self._partitions:
+            added = sorted(set(found) - set(self._partitions))
+            log.info("source topics changed (new: %s); reconfiguring tasks", added)
+            self.remote.ensure(found)
+            self._partitions = found
+            if self.context is not None:
+                self.context.request_task_reconfiguration()
+
+    def task_class(self) -> type[SourceTask]:
+        return MirrorSourceTask
+
+    def task_configs(self, max_tasks: int) -> list[dict[str, str]]:
+        if not self.cfg["enabled"]:
+            return []
+        tps = sorted((t, p) for t, n in self._partitions.items() for p in range(n))
+        if not tps:
+            return []
+        count = min(max_tasks, len(tps))
+        buckets: list[list[str]] = [[] for _ in range(count)]
+        for i, (topic, partition) in enumerate(tps):
+            buckets[i % count].append(f"{topic}-{partition}")
+        return [{**self.raw, "task.assigned.partitions": ",".join(b), "task.index": str(i)}
+                for i, b in enumerate(buckets)]
+
+    def stop(self) -> None:
+        stop = getattr(self, "_stop", None)
+        if stop is not None:
+            stop.set()

@@ -1,0 +1,115 @@
+"""Which source topics a flow replicates, and keeping remote topics in shape on the target:
+creation, partition growth, config sync and ACL sync (compat-spec §C.6-C.7)."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable
+
+from connectors.mirror.filters import ConfigPropertyFilter, TopicFilter
+from connectors.mirror.policy import ReplicationPolicy
+from pyconnect.kafka.admin import Admin, TopicAcl, TopicSpec, UnsupportedByBroker
+from pyconnect.kafka.clients import KafkaClientError
+
+log = logging.getLogger(__name__)
+
+
+class TopicSelector:
+    """MM2's replication decision for one source->target flow."""
+
+    def __init__(self, policy: ReplicationPolicy, topic_filter: TopicFilter, target_alias: str,
+                 heartbeats_enabled: bool = True) -> None:
+        self.policy, self.filter, self.target = policy, topic_filter, target_alias
+        self.heartbeats_enabled = heartbeats_enabled
+
+    def is_cycle(self, topic: str) -> bool:
+        source = self.policy.topic_source(topic)
+        if source is None:
+            return False
+        if source == self.target:
+            return True
+        upstream = self.policy.upstream_topic(topic)
+        if upstream is None or upstream == topic:
+            return False
+        return self.is_cycle(upstream)
+
+    def should_replicate(self, topic: str) -> bool:
+        wanted = self.filter.accepts(topic) or (self.heartbeats_enabled and self.policy.is_heartbeats_topic(topic))
+        return wanted and not self.policy.is_internal_topic(topic) and not self.is_cycle(topic)
+
+
+def replicable_configs(admin: Admin, topic: str, prop_filter: ConfigPropertyFilter) -> dict[str, str]:
+    """Source topic configs MM2 copies: non-default, not read-only, not sensitive, not static broker
+    config, accepted by the property filter."""
+    return {c.name: c.value for c in admin.describe_topic_config(topic)
+            if c.value is not None and not (c.is_default or c.is_read_only or c.is_sensitive or c.is_static_broker)
+            and prop_filter.should_replicate(c.name)}
+
+
+class RemoteTopics:
+    """Creates and syncs remote topics on the target cluster."""
+
+    def __init__(self, source: Admin, target: Admin, policy: ReplicationPolicy, source_alias: str,
+                 prop_filter: ConfigPropertyFilter, replication_factor: int, use_defaults_from_source: bool) -> None:
+        self.source, self.target, self.policy, self.alias = source, target, policy, source_alias
+        self.prop_filter = prop_filter
+        self.replication_factor = replication_factor
+        self.defaults_from_source = use_defaults_from_source
+        self._warned: set[str] = set()
+
+    def remote(self, topic: str) -> str:
+        return self.policy.format_remote_topic(self.alias, topic)
+
+    def _warn_once(self, key: str, message: str, *args: object) -> None:
+        if key not in self._warned:
+            self._warned.add(key)
+            log.warning(message, *args)
+
+    def ensure(self, partitions: dict[str, int]) -> None:
+        """Create missing remote topics; grow partitions where the source grew."""
+        existing = self.target.topic_partitions()
+        for topic, count in sorted(partitions.items()):
+            remote = self.remote(topic)
+            have = existing.get(remote)
+            if have is None:
+                configs = replicable_configs(self.source, topic, self.prop_filter)
+                self.target.create_topic(TopicSpec(remote, count, self.replication_factor, configs))
+                log.info("created remote topic %s (%d partitions, configs %s)", remote, count, configs)
+            elif have < count:
+                self._grow(remote, count)
+
+    def _grow(self, remote: str, count: int) -> None:
+        try:
+            self.target.create_partitions(remote, count)
+            log.info("grew remote topic %s to %d partitions", remote, count)
+        except KafkaClientError as exc:
+            self._warn_once(f"grow:{remote}", "%s (partition-count sync skipped for this topic)", exc)
+
+    def sync_configs(self, topics: Iterable[str]) -> None:
+        for topic in topics:
+            try:
+                wanted = replicable_configs(self.source, topic, self.prop_filter)
+                remote = self.remote(topic)
+                current = self.target.topic_configs(remote)
+                changed = {k: v for k, v in wanted.items() if current.get(k) != v}
+                if changed:
+                    self.target.set_topic_configs(remote, changed)
+                    log.info("synced configs of %s: %s", remote, changed)
+            except Exception as exc:
+                self._warn_once(f"cfg:{topic}", "topic config sync of %s failed: %s", topic, exc)
+
+    def sync_acls(self, topics: set[str]) -> None:
+        """Copy LITERAL TOPIC ACLs: ALLOW WRITE skipped, ALLOW ALL becomes READ."""
+        try:
+            bindings = self.source.describe_topic_acls()
+        except UnsupportedByBroker as exc:
+            self._warn_once("acl", "ACL sync skipped: %s", exc)
+            return
+        wanted = [TopicAcl(self.remote(b.topic), b.principal, b.host, "READ" if b.operation == "ALL" else b.operation,
+                           "ALLOW")
+                  for b in bindings if b.topic in topics and b.permission == "ALLOW" and b.operation != "WRITE"]
+        if wanted:
+            try:
+                self.target.create_topic_acls(wanted)
+            except KafkaClientError as exc:
+                self._warn_once("acl-target", "ACL sync to the target failed: %s", exc)

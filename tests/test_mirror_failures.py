@@ -1,0 +1,91 @@
+"""MirrorSource under failures: worker crash mid-stream, bad configs, records the target refuses."""
+
+from __future__ import annotations
+
+import collections
+from typing import Any
+
+import orjson
+from confluent_kafka import Producer
+
+from tests.harness.brokers import Broker
+from tests.harness.kafka_io import create_topic, produce_many, read_all
+from tests.harness.mirror import mirror_source
+from tests.harness.workers import Cluster, wait_for
+
+
+def test_kill9_mid_stream_loses_nothing(cluster_factory: Any, broker: Broker, broker_b: Broker, unique: str) -> None:
+    t = f"k{unique}"
+    create_topic(broker.bootstrap, t, 4)
+    produce_many(broker.bootstrap, t, 40_000, 4)
+    cluster: Cluster = cluster_factory(on=broker_b)
+    w = cluster.add_worker().wait_ready()
+    config = mirror_source(broker, broker_b, {"topics": t, "tasks.max": "2"})
+    assert w.request("POST", "/connectors", {"name": "mm", "config": config}).status_code == 201
+    # Crash while records are still flowing (part copied, not all).
+    wait_for(lambda: len(read_all(broker_b.bootstrap, f"A.{t}", idle=0.3)) >= 5_000, 60, "copy under way")
+    produce_many(broker.bootstrap, t, 40_000, 4, start=40_000)
+    w.kill()
+    copied_at_kill = len(read_all(broker_b.bootstrap, f"A.{t}", idle=0.5))
+    assert copied_at_kill < 80_000, "the crash must happen mid-stream"
+    w2 = cluster.add_worker(port=w.port).wait_ready()  # same worker id, new process
+    wait_for(lambda: len(read_all(broker_b.bootstrap, f"A.{t}", idle=0.5)) >= 80_000, 120, "copy finished")
+    values = collections.Counter(r[3] for r in read_all(broker_b.bootstrap, f"A.{t}"))
+    missing = [i for i in range(80_000) if values[f"{t}:{i}".encode()] == 0]
+    assert not missing, f"{len(missing)} records missing, e.g. {missing[:5]}"
+    duplicates = sum(c - 1 for c in values.values())
+    print(f"\nKILL-9: {copied_at_kill} records on B at the crash; {duplicates} duplicates after restart "
+          f"(offset.flush.interval.ms=1000)")
+    assert duplicates < 80_000 // 2
+    assert w2.request("GET", "/connectors/mm/status").json()["connector"]["state"] == "RUNNING"
+
+
+def test_bad_regex_and_unknown_policy_are_reported(cluster_factory: Any, broker: Broker, broker_b: Broker) -> None:
+    cluster: Cluster = cluster_factory(on=broker_b)
+    (w,) = cluster.start(1)
+    bad_regex = mirror_source(broker, broker_b, {"topics": "orders-(unclosed"})
+    r = w.request("PUT", "/connector-plugins/MirrorSourceConnector/config/validate", bad_regex)
+    assert r.status_code == 200
+    errors = {c["value"]["name"]: c["value"]["errors"] for c in r.json()["configs"] if c["value"]["errors"]}
+    assert list(errors) == ["topics"] and "orders-(unclosed" in errors["topics"][0]
+    assert r.json()["error_count"] == 1 and r.json()["name"].endswith("MirrorSourceConnector")
+    r = w.request("POST", "/connectors", {"name": "bad", "config": bad_regex})
+    assert r.status_code == 400 and "topics" in r.json()["message"]
+
+    unknown = mirror_source(broker, broker_b, {"replication.policy.class": "com.example.NoSuchPolicy"})
+    r = w.request("PUT", "/connector-plugins/MirrorSource/config/validate", unknown)
+    assert r.json()["error_count"] == 1
+    # Written past the REST checks (another tool, an older worker): the connector fails, readably.
+    producer = Producer({"bootstrap.servers": broker_b.bootstrap})
+    producer.produce(f"{cluster.group}-configs", orjson.dumps({"properties": {"name": "pol", **unknown}}),
+                     key=b"connector-pol", partition=0)
+    assert producer.flush(10) == 0
+    st = wait_for(lambda: (lambda s: s if s.get("connector", {}).get("state") == "FAILED" else None)(
+        w.request("GET", "/connectors/pol/status").json()), 30, "FAILED")
+    assert "Unknown replication policy class com.example.NoSuchPolicy" in st["connector"]["trace"]
+
+
+def test_oversized_record_fails_the_task_naming_it(cluster_factory: Any, broker: Broker, broker_b: Broker,
+                                                   unique: str) -> None:
+    t = f"big{unique}"
+    create_topic(broker.bootstrap, t, 1)
+    producer = Producer({"bootstrap.servers": broker.bootstrap, "message.max.bytes": 3_000_000})
+    for i in range(3):
+        producer.produce(t, b"small-%d" % i, partition=0)
+    producer.produce(t, b"x" * 2_000_000, partition=0)  # offset 3: larger than the mirror producer allows
+    assert producer.flush(30) == 0
+    cluster: Cluster = cluster_factory(on=broker_b)
+    (w,) = cluster.start(1)
+    assert w.request("POST", "/connectors", {"name": "mm", "config": mirror_source(
+        broker, broker_b, {"topics": t})}).status_code == 201
+    st = wait_for(lambda: (lambda s: s if s.get("tasks") and s["tasks"][0]["state"] == "FAILED" else None)(
+        w.request("GET", "/connectors/mm/status").json()), 60, "task FAILED")
+    trace = st["tasks"][0]["trace"]
+    assert f"topic A.{t} partition 0" in trace and "'offset': 3" in trace and "2000000 bytes" in trace, trace
+    # Nothing after the poison record was silently skipped, and what came before is there.
+    assert sorted(r[3] for r in read_all(broker_b.bootstrap, f"A.{t}")) == [b"small-0", b"small-1", b"small-2"]
+    # With a larger producer request size (Connect's per-connector override) the record goes through.
+    config = mirror_source(broker, broker_b, {"topics": t, "producer.override.max.request.size": "3000000"})
+    assert w.request("PUT", "/connectors/mm/config", config).status_code == 200
+    assert w.request("POST", "/connectors/mm/restart?includeTasks=true&onlyFailed=true").status_code == 202
+    wait_for(lambda: len(read_all(broker_b.bootstrap, f"A.{t}", idle=0.5)) == 4, 60, "large record copied")
