@@ -27,7 +27,7 @@ class _PartitionState:
         self.last_sync_downstream = -1
         self.prev_upstream = -1
         self.prev_downstream = -1
-        self.pending: OffsetSync | None = None
+        self.pending = False  # prev_* is a mapping not sent yet
 
 
 class OffsetSyncWriter:
@@ -48,21 +48,20 @@ class OffsetSyncWriter:
                      or downstream != state.prev_downstream + 1
                      or downstream - (state.last_sync_downstream + 1) >= self._max_lag)
         state.prev_upstream, state.prev_downstream = upstream, downstream
-        sync = OffsetSync(topic, partition, upstream, downstream)
         if immediate:
-            state.pending = None
+            state.pending = False
             state.last_sync_downstream = downstream
-            self._emit(sync)
+            self._emit(OffsetSync(topic, partition, upstream, downstream))
         else:
-            state.pending = sync
+            state.pending = True
 
     def flush_pending(self) -> None:
         """Send every held-back sync (called at offset commit)."""
-        for state in self._states.values():
-            if state.pending is not None:
-                state.last_sync_downstream = state.pending.downstream_offset
-                self._emit(state.pending)
-                state.pending = None
+        for (topic, partition), state in self._states.items():
+            if state.pending:
+                state.pending = False
+                state.last_sync_downstream = state.prev_downstream
+                self._emit(OffsetSync(topic, partition, state.prev_upstream, state.prev_downstream))
 
     def _emit(self, sync: OffsetSync) -> None:
         self._send(sync.key(), sync.value())

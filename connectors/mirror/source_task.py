@@ -46,12 +46,14 @@ def source_partition(cluster: str, topic: str, partition: int) -> dict[str, Any]
 
 
 class MirrorSourceTask(SourceTask):
+    ordered_partitions = True  # partition p of topic t always goes to partition p of the remote topic
+
     def start(self, config: Mapping[str, str]) -> None:
         self.cfg = MirrorConfig(SOURCE, config)
         self.policy = self.cfg.policy()
         self.assigned = parse_partitions(config.get("task.assigned.partitions", ""))
         self.poll_timeout = int(self.cfg["consumer.poll.timeout.ms"]) / 1000.0
-        self.batch = 5000
+        self.batch = 10000
         self._stopping = threading.Event()
         self._thread = threading.current_thread()
         consumer_conf = {"group.id": f"mm2-{self.cfg.source}-{self.cfg.target}",
@@ -73,7 +75,8 @@ class MirrorSourceTask(SourceTask):
                 positions.append((topic, partition, OFFSET_END if reset == "latest" else OFFSET_BEGINNING))
         assign(self.consumer, positions)
         self.metrics = SourceMetrics(self.cfg.source, self.cfg.target)
-        self._acked: dict[tuple[str, int], list[int]] = {}
+        self._acked: dict[str, dict[int, int]] = {}
+        self._last_ts = 0
         self.sync_producer = None
         self.syncs: OffsetSyncWriter | None = None
         if self.cfg["emit.offset-syncs.enabled"]:
@@ -94,29 +97,26 @@ class MirrorSourceTask(SourceTask):
         if not messages:
             self._publish()
             return None
-        records = []
+        records: list[SourceRecord] = []
+        append = records.append
         remote, partitions = self._remote, self._partitions
-        seen: dict[tuple[str, int], list[int]] = {}
+        nbytes: dict[tuple[str, int], int] = {}
+        last: dict[tuple[str, int], Any] = {}
         for m in messages:
             if m.error() is not None:
                 if m.error().code() != KafkaError._PARTITION_EOF:
                     log.warning("consumer error: %s", m.error().str())
                 continue
-            topic, partition, offset = m.topic(), m.partition(), m.offset()
+            tp = (m.topic(), m.partition())
             value = m.value()
-            ts = m.timestamp()[1]
-            records.append(SourceRecord(partitions[(topic, partition)], {"offset": offset}, remote[topic], value,
-                                        m.key(), partition, ts, m.headers()))
-            stat = seen.get((topic, partition))
-            if stat is None:
-                seen[(topic, partition)] = [len(value or b""), ts, ts, offset]
-            else:
-                stat[0] += len(value or b"")
-                stat[2] = ts
-                stat[3] = offset
-        for (topic, partition), (nbytes, oldest, newest, last) in seen.items():
-            high = watermarks(self.consumer, topic, partition)
-            self.metrics.polled(remote[topic], partition, nbytes, oldest, newest, high - last - 1)
+            append(SourceRecord(partitions[tp], {"offset": m.offset()}, remote[tp[0]], value, m.key(), tp[1],
+                                m.timestamp()[1], m.headers()))
+            nbytes[tp] = nbytes.get(tp, 0) + (len(value) if value else 0)
+            last[tp] = m
+        first_ts = messages[0].timestamp()[1]
+        for tp, m in last.items():
+            high = watermarks(self.consumer, tp[0], tp[1])
+            self.metrics.polled(remote[tp[0]], tp[1], nbytes[tp], first_ts, m.timestamp()[1], high - m.offset() - 1)
         self._publish()
         return records
 
@@ -124,16 +124,16 @@ class MirrorSourceTask(SourceTask):
         sp = record.source_partition
         if self.syncs is not None:
             self.syncs.record(sp["topic"], sp["partition"], record.source_offset["offset"], offset)
-        acked = self._acked.get((record.topic, partition))
+        acked = self._acked.get(record.topic)
         if acked is None:
-            self._acked[(record.topic, partition)] = [1, record.timestamp or 0]
-        else:
-            acked[0] += 1
-            acked[1] = record.timestamp or 0
+            acked = self._acked[record.topic] = {}
+        acked[partition] = acked.get(partition, 0) + 1
+        self._last_ts = record.timestamp or 0
 
     def _publish(self) -> None:
-        for (topic, partition), (count, ts) in self._acked.items():
-            self.metrics.acked(topic, partition, count, ts)
+        for topic, counts in self._acked.items():
+            for partition, count in counts.items():
+                self.metrics.acked(topic, partition, count, self._last_ts)
         self._acked.clear()
         self.metrics.publish()
         if self.sync_producer is not None:

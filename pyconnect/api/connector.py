@@ -98,6 +98,10 @@ class SourceTask(ABC):
     """Produces records; `poll` is called in a loop on the task's own thread."""
 
     context: SourceTaskContext | None = None
+    #: Set True when every record carries an explicit `partition` and all records of one source
+    #: partition go to one target topic-partition (a mirror). The runtime then tracks
+    #: acknowledgements in produce order, without a per-record object.
+    ordered_partitions: bool = False
 
     def initialize(self, context: SourceTaskContext) -> None:
         self.context = context

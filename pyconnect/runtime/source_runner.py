@@ -12,9 +12,9 @@ from typing import Any
 
 from pyconnect.api.connector import SourceTask
 from pyconnect.api.records import SourcePartition, SourceRecord
-from pyconnect.kafka.clients import KafkaError, KafkaException, new_producer
-from pyconnect.runtime.converters import Converter
-from pyconnect.runtime.offset_tracker import OffsetTracker, Submitted
+from pyconnect.kafka.clients import KafkaException, new_producer
+from pyconnect.runtime.converters import Converter, byte_array
+from pyconnect.runtime.offset_tracker import GenericAcks, OrderedAcks
 from pyconnect.storage.offset_store import OffsetStore, canonical
 
 log = logging.getLogger(__name__)
@@ -62,30 +62,6 @@ def _rejected(record: SourceRecord, value: bytes | None, reason: str) -> str:
             f"{size} bytes): {reason}")
 
 
-class _Ack(Submitted):
-    """A record in flight that is its own delivery callback (one object per record, no closure)."""
-
-    __slots__ = ("record", "runner", "notify")
-
-    def __init__(self, record: SourceRecord, runner: SourceTaskRunner, notify: bool) -> None:
-        self.offset = record.source_offset
-        self.acked = False
-        self.record = record
-        self.runner = runner
-        self.notify = notify  # whether the task overrides commit_record()
-
-    def __call__(self, err: KafkaError | None, msg: Any) -> None:
-        if err is not None:
-            self.runner._delivery_failed(self.record, msg, err.str())
-            return
-        self.acked = True
-        if self.notify:
-            try:
-                self.runner.task.commit_record(self.record, msg.partition(), msg.offset())
-            except Exception:
-                log.exception("[%s] commit_record failed", self.runner.id)
-
-
 class SourceTaskRunner:
     """Owns the task instance, its producer and its offset commits."""
 
@@ -96,7 +72,11 @@ class SourceTaskRunner:
         self._offsets = offsets
         self._settings = settings
         self._report = report
-        self._tracker = OffsetTracker()
+        notify = type(task).commit_record is not SourceTask.commit_record
+        on_ack = task.commit_record if notify else None
+        self._acks: GenericAcks | OrderedAcks = (
+            OrderedAcks(on_ack, self._delivery_failed) if getattr(task, "ordered_partitions", False)
+            else GenericAcks(on_ack, self._delivery_failed))
         self._stopping = threading.Event()
         self._paused = threading.Event()
         self._failure: str | None = None
@@ -167,9 +147,7 @@ class SourceTaskRunner:
 
     def _loop(self, producer: Any) -> None:
         next_flush = time.monotonic() + self._settings.flush_interval
-        key_conv, value_conv = self._settings.key_converter, self._settings.value_converter
-        wants_acks = type(self.task).commit_record is not SourceTask.commit_record
-        submit, produce_ = self._tracker.submit, producer.produce
+        send = self._send_ordered if isinstance(self._acks, OrderedAcks) else self._send_generic
         while not self._stopping.is_set():
             if self._failure is not None:
                 raise DeliveryFailed(self._failure)
@@ -180,36 +158,62 @@ class SourceTaskRunner:
             self._set_state("RUNNING")
             records = self.task.poll()
             if records:
-                for record in records:
-                    entry = _Ack(record, self, wants_acks)
-                    submit(record.source_partition, record.source_offset, entry)
-                    kwargs: dict[str, Any] = {"key": key_conv(record.key), "on_delivery": entry}
-                    if record.partition is not None:
-                        kwargs["partition"] = record.partition
-                    if record.timestamp:
-                        kwargs["timestamp"] = record.timestamp
-                    if record.headers:
-                        kwargs["headers"] = record.headers
-                    value = value_conv(record.value)
-                    while True:
-                        try:
-                            produce_(record.topic, value, **kwargs)
-                            break
-                        except BufferError:
-                            producer.poll(0.05)
-                        except KafkaException as exc:
-                            raise DeliveryFailed(_rejected(record, value, exc.args[0].str())) from None
+                send(producer, records)
             producer.poll(0)
             if time.monotonic() >= next_flush:
                 self._commit_offsets()
                 next_flush = time.monotonic() + self._settings.flush_interval
+
+    def _send_generic(self, producer: Any, records: list[SourceRecord]) -> None:
+        key_conv, value_conv = self._settings.key_converter, self._settings.value_converter
+        submit = self._acks.submit  # type: ignore[union-attr]
+        for record in records:
+            callback = submit(record)
+            partition = -1 if record.partition is None else record.partition
+            self._produce(producer, record, value_conv(record.value), key_conv(record.key), partition, callback)
+
+    def _send_ordered(self, producer: Any, records: list[SourceRecord]) -> None:
+        """Hot path of ordered tasks: positional produce, one shared callback, FIFO append."""
+        acks = self._acks
+        assert isinstance(acks, OrderedAcks)
+        convert = self._settings.key_converter is not byte_array or self._settings.value_converter is not byte_array
+        key_conv, value_conv = self._settings.key_converter, self._settings.value_converter
+        fifos, produce_ = acks.fifos, producer.produce
+        for record in records:
+            topic, partition = record.topic, record.partition
+            assert partition is not None, "ordered tasks must give every record a partition"
+            value, key = (value_conv(record.value), key_conv(record.key)) if convert else (record.value, record.key)
+            try:
+                # Positional (no kwargs dict per record); the C signature is (topic, value, key,
+                # partition, callback, on_delivery, timestamp, headers).
+                produce_(topic, value, key, partition, acks, None, record.timestamp or 0, record.headers)
+            except BufferError:
+                self._produce(producer, record, value, key, partition, acks)
+            except KafkaException as exc:
+                raise DeliveryFailed(_rejected(record, value, exc.args[0].str())) from None
+            fifo = fifos.get((topic, partition))
+            if fifo is None:
+                fifo = acks.fifo(topic, partition)
+            fifo.append(record)
+
+    def _produce(self, producer: Any, record: SourceRecord, value: Any, key: Any, partition: int,
+                 callback: Any) -> None:
+        while True:
+            try:
+                producer.produce(record.topic, value, key, partition, callback, None, record.timestamp or 0,
+                                 record.headers)
+                return
+            except BufferError:
+                producer.poll(0.05)
+            except KafkaException as exc:
+                raise DeliveryFailed(_rejected(record, value, exc.args[0].str())) from None
 
     def _delivery_failed(self, record: SourceRecord, msg: Any, reason: str) -> None:
         if self._failure is None:
             self._failure = _rejected(record, msg.value() if msg is not None else None, reason)
 
     def _commit_offsets(self) -> None:
-        pending = self._tracker.committable()
+        pending = self._acks.committable()
         if not pending:
             return
         futures = self._offsets.put(self.connector, pending)

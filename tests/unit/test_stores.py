@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import orjson
 
-from pyconnect.runtime.offset_tracker import OffsetTracker
+from pyconnect.api import SourceRecord
+from pyconnect.runtime.offset_tracker import GenericAcks, OrderedAcks
 from pyconnect.storage.config_store import ConfigStore
 from pyconnect.storage.log import MemoryLog, MemoryTopic
 from pyconnect.storage.offset_store import OffsetStore
@@ -57,13 +58,49 @@ def test_status_store_ignores_older_generations() -> None:
     assert raw == {"state": "RUNNING", "trace": None, "worker_id": "w2:8083", "generation": 5}
 
 
-def test_offset_tracker_commits_only_acknowledged_prefix() -> None:
-    tracker = OffsetTracker()
+class _Err:
+    def str(self) -> str:
+        return "boom"
+
+
+class _Msg:
+    def __init__(self, topic: str, partition: int, offset: int) -> None:
+        self._t, self._p, self._o = topic, partition, offset
+
+    def topic(self) -> str:
+        return self._t
+
+    def partition(self) -> int:
+        return self._p
+
+    def offset(self) -> int:
+        return self._o
+
+
+def test_generic_acks_commit_only_acknowledged_prefix() -> None:
+    failures: list[str] = []
+    acks = GenericAcks(None, lambda r, m, why: failures.append(why))
     p = {"task": 0}
-    e1, e2, e3 = (tracker.submit(p, {"seq": i}) for i in range(3))
-    e2.acked = True
-    assert tracker.committable() == []
-    e1.acked = True
-    assert tracker.committable() == [(p, {"seq": 1})]
-    e3.acked = True
-    assert tracker.committable() == [(p, {"seq": 2})] and tracker.in_flight() == 0
+    e1, e2, e3 = (acks.submit(SourceRecord(p, {"seq": i}, "t", b"v")) for i in range(3))
+    e2(None, _Msg("t", 0, 1))
+    assert acks.committable() == []
+    e1(None, _Msg("t", 0, 0))
+    assert acks.committable() == [(p, {"seq": 1})]
+    e3(_Err(), _Msg("t", 0, 2))
+    assert failures == ["boom"] and acks.committable() == [] and acks.in_flight() == 1
+
+
+def test_ordered_acks_identify_records_by_partition_order() -> None:
+    seen: list[tuple[int, int, int]] = []
+    acks = OrderedAcks(lambda r, part, off: seen.append((r.source_offset["offset"], part, off)),
+                       lambda r, m, why: None)
+    sp0, sp1 = {"partition": 0}, {"partition": 1}
+    for i in range(3):
+        acks.fifo("t", 0).append(SourceRecord(sp0, {"offset": 10 + i}, "t", b"", None, 0))
+        acks.fifo("t", 1).append(SourceRecord(sp1, {"offset": 20 + i}, "t", b"", None, 1))
+    acks(None, _Msg("t", 1, 100))
+    acks(None, _Msg("t", 0, 200))
+    acks(None, _Msg("t", 0, 201))
+    assert seen == [(20, 1, 100), (10, 0, 200), (11, 0, 201)]
+    assert sorted(acks.committable(), key=str) == sorted([(sp0, {"offset": 11}), (sp1, {"offset": 20})], key=str)
+    assert acks.committable() == [] and acks.in_flight() == 3

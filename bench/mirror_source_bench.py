@@ -1,0 +1,131 @@
+"""One MirrorSource task vs the raw consume->produce pipe, on the same two local brokers, in one run.
+
+    python bench/mirror_source_bench.py [--records 300000] [--size 512] [--partitions 4] [--rounds 3]
+
+Each round runs ../shared/bench/rawpipe.py (the bare confluent-kafka loop: the ceiling) and then
+one MirrorSourceTask driven by the real SourceTaskRunner (idempotent producer, offset tracking,
+offset syncs, metrics) over a topic of the same shape. Rounds alternate so that broker drift
+affects both; the medians and their ratio are printed and appended to docs/benchmarks.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+from confluent_kafka import Producer  # noqa: E402
+from confluent_kafka.admin import AdminClient, NewTopic  # noqa: E402
+
+from connectors.mirror.source_task import MirrorSourceTask  # noqa: E402
+from pyconnect.runtime.converters import byte_array  # noqa: E402
+from pyconnect.runtime.source_runner import RunnerSettings, SourceTaskRunner  # noqa: E402
+from pyconnect.storage.log import MemoryLog, MemoryTopic  # noqa: E402
+from pyconnect.storage.offset_store import OffsetStore  # noqa: E402
+from pyconnect.testing.brokers import start_tansu  # noqa: E402
+
+RAWPIPE = REPO.parent / "shared" / "bench" / "rawpipe.py"
+PRODUCER = {"linger.ms": "5", "batch.size": "1000000", "queue.buffering.max.messages": "1000000",
+            "queue.buffering.max.kbytes": "1048576"}
+CONSUMER = {"fetch.max.bytes": "52428800", "max.partition.fetch.bytes": "10485760"}
+
+
+def raw_pipe(src: str, dst: str, n: int, size: int, partitions: int) -> float:
+    out = subprocess.run([sys.executable, str(RAWPIPE), src, dst, str(n), str(size), str(partitions)],
+                         capture_output=True, text=True, check=True, timeout=600).stdout
+    match = re.search(r"^pipe: ([\d,]+) rec/s", out, re.M)
+    assert match, out
+    return float(match.group(1).replace(",", ""))
+
+
+def fill(bootstrap: str, topic: str, n: int, size: int, partitions: int) -> None:
+    admin = AdminClient({"bootstrap.servers": bootstrap})
+    for fut in admin.create_topics([NewTopic(topic, partitions, 1)]).values():
+        fut.result(30)
+    payload = bytes(range(256)) * (size // 256 + 1)
+    producer = Producer({"bootstrap.servers": bootstrap, **PRODUCER})
+    for i in range(n):
+        while True:
+            try:
+                producer.produce(topic, payload[:size], key=b"k%d" % (i % 1000), partition=i % partitions)
+                break
+            except BufferError:
+                producer.poll(0.01)
+        if i % 10000 == 0:
+            producer.poll(0)
+    assert producer.flush(120) == 0
+
+
+def mirror_task(src: str, dst: str, topic: str, n: int, partitions: int) -> float:
+    admin = AdminClient({"bootstrap.servers": dst})
+    for fut in admin.create_topics([NewTopic(f"A.{topic}", partitions, 1)]).values():
+        fut.result(30)
+    config = {
+        "connector.class": "MirrorSourceConnector", "source.cluster.alias": "A", "target.cluster.alias": "B",
+        "source.cluster.bootstrap.servers": src, "target.cluster.bootstrap.servers": dst,
+        "task.assigned.partitions": ",".join(f"{topic}-{p}" for p in range(partitions)),
+        **{f"source.consumer.{k}": v for k, v in CONSUMER.items()},
+    }
+    offsets = OffsetStore(MemoryLog(MemoryTopic(25)))
+    offsets.start()
+    settings = RunnerSettings({"bootstrap.servers": dst, **PRODUCER}, byte_array, byte_array, 0.1, 5.0, 10.0)
+    runner = SourceTaskRunner("bench", 0, MirrorSourceTask(), config, offsets, settings,
+                              lambda s, t: print(t) if t else None)
+    started = time.perf_counter()
+    runner.start()
+    partition = {p: {"cluster": "A", "partition": p, "topic": topic} for p in range(partitions)}
+    while True:  # done when every record is acknowledged and its offset committed
+        done = sum((offsets.get("bench", partition[p]) or {"offset": -1})["offset"] + 1 for p in range(partitions))
+        if done >= n:
+            break
+        if runner.state == "FAILED":
+            raise RuntimeError("mirror task failed")
+        time.sleep(0.01)
+    elapsed = time.perf_counter() - started
+    runner.stop()
+    runner.join(30)
+    return n / elapsed
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--records", type=int, default=300_000)
+    ap.add_argument("--size", type=int, default=512)
+    ap.add_argument("--partitions", type=int, default=4)
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--out", default=str(REPO / "docs" / "benchmarks.md"))
+    args = ap.parse_args()
+    raw, mirror = [], []
+    for r in range(args.rounds):
+        a, b = start_tansu(f"A{r}"), start_tansu(f"B{r}")
+        try:
+            raw.append(raw_pipe(a.bootstrap, b.bootstrap, args.records, args.size, args.partitions))
+            topic = f"bench{r}"
+            fill(a.bootstrap, topic, args.records, args.size, args.partitions)
+            mirror.append(mirror_task(a.bootstrap, b.bootstrap, topic, args.records, args.partitions))
+        finally:
+            a.stop()
+            b.stop()
+        print(f"round {r + 1}: raw pipe {raw[-1]:,.0f} rec/s, MirrorSource task {mirror[-1]:,.0f} rec/s "
+              f"({mirror[-1] / raw[-1]:.2f})", flush=True)
+    raw_m, mirror_m = statistics.median(raw), statistics.median(mirror)
+    ratio = mirror_m / raw_m
+    mb = args.size / 1e6
+    line = (f"| {time.strftime('%Y-%m-%d')} | {args.records:,} x {args.size} B, {args.partitions} partitions, "
+            f"{args.rounds} rounds | {raw_m:,.0f} rec/s ({raw_m * mb:.1f} MB/s) | {mirror_m:,.0f} rec/s "
+            f"({mirror_m * mb:.1f} MB/s) | **{ratio:.2f}** |")
+    print(f"median raw pipe {raw_m:,.0f} rec/s, median MirrorSource {mirror_m:,.0f} rec/s, ratio {ratio:.2f}")
+    out = Path(args.out)
+    if out.exists():
+        out.write_text(out.read_text() + line + "\n")
+
+
+if __name__ == "__main__":
+    main()
