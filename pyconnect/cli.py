@@ -9,6 +9,7 @@ import sys
 import threading
 from collections.abc import Sequence
 from types import FrameType
+from typing import Any
 
 from pyconnect.config.properties import ConfigFileError, load_properties
 from pyconnect.config.worker import load_worker_config
@@ -36,8 +37,15 @@ class RestServer:
         from rest.app import create_app
 
         listener = worker.config.listener
+        tls: dict[str, Any] = {}
+        if listener.scheme == "https":
+            from rest.security import tls_files
+
+            files = tls_files(worker.config.raw)
+            tls = {"ssl_certfile": files.certfile, "ssl_keyfile": files.keyfile or files.certfile,
+                   "ssl_keyfile_password": files.password}
         self.server = uvicorn.Server(uvicorn.Config(create_app(worker), host=listener.host, port=listener.port,
-                                                    log_level="warning", lifespan="off"))
+                                                    log_level="warning", lifespan="off", **tls))
         # uvicorn installs no signal handlers outside the main thread; the worker owns SIGTERM/SIGINT.
         self.thread = threading.Thread(target=self.server.run, name="rest", daemon=True)
 

@@ -9,7 +9,7 @@ import orjson
 from confluent_kafka import Producer
 
 from tests.harness.brokers import Broker
-from tests.harness.kafka_io import create_topic, produce_many, read_all
+from tests.harness.kafka_io import create_topic, produce_many, read_all, read_to_end
 from tests.harness.mirror import mirror_source
 from tests.harness.workers import Cluster, wait_for
 
@@ -23,13 +23,13 @@ def test_kill9_mid_stream_loses_nothing(cluster_factory: Any, broker: Broker, br
     config = mirror_source(broker, broker_b, {"topics": t, "tasks.max": "2"})
     assert w.request("POST", "/connectors", {"name": "mm", "config": config}).status_code == 201
     # Crash while records are still flowing (part copied, not all).
-    wait_for(lambda: len(read_all(broker_b.bootstrap, f"A.{t}", idle=0.3)) >= 5_000, 60, "copy under way")
+    wait_for(lambda: len(read_to_end(broker_b.bootstrap, f"A.{t}")) >= 5_000, 60, "copy under way")
     produce_many(broker.bootstrap, t, 40_000, 4, start=40_000)
     w.kill()
-    copied_at_kill = len(read_all(broker_b.bootstrap, f"A.{t}", idle=0.5))
+    copied_at_kill = len(read_to_end(broker_b.bootstrap, f"A.{t}"))
     assert copied_at_kill < 80_000, "the crash must happen mid-stream"
     w2 = cluster.add_worker(port=w.port).wait_ready()  # same worker id, new process
-    wait_for(lambda: len(read_all(broker_b.bootstrap, f"A.{t}", idle=0.5)) >= 80_000, 120, "copy finished")
+    wait_for(lambda: len(read_to_end(broker_b.bootstrap, f"A.{t}")) >= 80_000, 120, "copy finished")
     values = collections.Counter(r[3] for r in read_all(broker_b.bootstrap, f"A.{t}"))
     missing = [i for i in range(80_000) if values[f"{t}:{i}".encode()] == 0]
     assert not missing, f"{len(missing)} records missing, e.g. {missing[:5]}"
@@ -88,4 +88,4 @@ def test_oversized_record_fails_the_task_naming_it(cluster_factory: Any, broker:
     config = mirror_source(broker, broker_b, {"topics": t, "producer.override.max.request.size": "3000000"})
     assert w.request("PUT", "/connectors/mm/config", config).status_code == 200
     assert w.request("POST", "/connectors/mm/restart?includeTasks=true&onlyFailed=true").status_code == 202
-    wait_for(lambda: len(read_all(broker_b.bootstrap, f"A.{t}", idle=0.5)) == 4, 60, "large record copied")
+    wait_for(lambda: len(read_to_end(broker_b.bootstrap, f"A.{t}")) == 4, 60, "large record copied")

@@ -8,7 +8,7 @@ from typing import Any
 
 import orjson
 
-from tests.harness.kafka_io import read_all
+from tests.harness.kafka_io import read_all, read_to_end
 from tests.harness.workers import Cluster, WorkerProcess, wait_for
 
 
@@ -46,7 +46,7 @@ def check_sequences(records: list[tuple[int, int, bytes | None, bytes | None]], 
 
 def leader_of(broker_bootstrap: str, group: str) -> str:
     """Decode the membership topic directly: the first claim of the highest epoch wins."""
-    recs = read_all(broker_bootstrap, f"connect-membership.{group}.internal")
+    recs = read_to_end(broker_bootstrap, f"connect-membership.{group}.internal")
     best_epoch, leader = 0, ""
     for _p, _o, key, value in sorted(recs, key=lambda r: r[1]):
         if key and key.startswith(b"claim-") and value:
@@ -80,7 +80,7 @@ def test_tasks_spread_and_fail_over_after_kill(cluster_factory: Any, unique: str
     assert sorted(collections.Counter(t["worker_id"] for t in st["tasks"]).values()) == [3, 3]
 
     # Every sequence number lands; duplicates only from the uncommitted window of the dead worker.
-    wait_for(lambda: len(read_all(cluster.broker.bootstrap, topic, idle=0.5)) >= 6 * count, 120,
+    wait_for(lambda: len(read_to_end(cluster.broker.bootstrap, topic)) >= 6 * count, 120,
              "all sequences written")
     dups = check_sequences(read_all(cluster.broker.bootstrap, topic), 6, count)
     print(f"DUPLICATES after kill -9: {dups} (offset flush interval 1 s, 300 rec/s per task)")
@@ -106,7 +106,7 @@ def test_whole_cluster_restart_restores_state(cluster_factory: Any, unique: str)
     w2 = cluster.start(2)
     assert sorted(w2[0].request("GET", "/connectors").json()) == ["held", "run"]
     wait_for(lambda: status(w2[0], "held").get("connector", {}).get("state") == "PAUSED", 30, "held stays PAUSED")
-    wait_for(lambda: len(read_all(cluster.broker.bootstrap, topic, idle=0.5)) >= 2 * count, 120, "sequence done")
+    wait_for(lambda: len(read_to_end(cluster.broker.bootstrap, topic)) >= 2 * count, 120, "sequence done")
     records = read_all(cluster.broker.bootstrap, topic)
     dups = check_sequences(records, 2, count)
     # A graceful stop commits offsets of acknowledged records, so the restart resumes exactly.

@@ -31,7 +31,9 @@ CONFIG = ConfigDef([
     ConfigKey("batch.size", ConfigType.INT, 100, Importance.LOW, "Records per poll at most.",
               validator=at_least(1)),
     ConfigKey("fail.at", ConfigType.LONG, -1, Importance.LOW,
-              "Raise an error when this sequence number is reached (for failure drills)."),
+              "Failure drill: raise once when this sequence number is reached; a task restarted from there "
+              "carries on (a transient failure)."),
+    ConfigKey("fail.task", ConfigType.INT, -1, Importance.LOW, "Only this task fails (-1: every task)."),
 ])
 
 
@@ -43,11 +45,14 @@ class SequenceSourceTask(SourceTask):
         self.rate = float(values["rate"])
         self.count = int(values["count"])
         self.batch = int(values["batch.size"])
-        self.fail_at = int(values["fail.at"])
+        fail_task = int(values["fail.task"])
+        self.fail_at = int(values["fail.at"]) if fail_task in (-1, self.index) else -1
         self.partition = {"task": self.index}
         assert self.context is not None
         committed = self.context.offset_storage_reader.offset(self.partition)
         self.next_seq = int(committed["seq"]) + 1 if committed else 0
+        if self.next_seq == self.fail_at:
+            self.fail_at = -1  # restarted at the failure point: the drill's failure was transient
         self.started = time.monotonic()
         self.emitted = 0
         self.stopped = False
@@ -61,14 +66,16 @@ class SequenceSourceTask(SourceTask):
         if self.rate > 0:
             due = int((time.monotonic() - self.started) * self.rate) - self.emitted
             n = min(n, due)
+        if self.next_seq == self.fail_at:
+            raise RuntimeError(f"sequence task {self.index} was configured to fail at {self.fail_at}")
+        if self.fail_at > self.next_seq:
+            n = min(n, self.fail_at - self.next_seq)  # everything before the failure point is delivered
         if n <= 0:
             time.sleep(0.02)
             return None
         records = []
         key = str(self.index).encode()
         for seq in range(self.next_seq, self.next_seq + n):
-            if seq == self.fail_at:
-                raise RuntimeError(f"sequence task {self.index} was configured to fail at {seq}")
             records.append(SourceRecord(self.partition, {"seq": seq}, self.topic,
                                         f"{self.index}:{seq}".encode(), key=key))
         self.next_seq += n

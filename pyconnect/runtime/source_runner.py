@@ -66,7 +66,8 @@ class SourceTaskRunner:
     """Owns the task instance, its producer and its offset commits."""
 
     def __init__(self, connector: str, index: int, task: SourceTask, config: Mapping[str, str],
-                 offsets: OffsetStore, settings: RunnerSettings, report: StatusCallback) -> None:
+                 offsets: OffsetStore, settings: RunnerSettings, report: StatusCallback,
+                 on_topic: Callable[[str], None] | None = None) -> None:
         self.connector, self.index, self.task, self.config = connector, index, task, dict(config)
         self.id = f"{connector}-{index}"
         self._offsets = offsets
@@ -80,6 +81,8 @@ class SourceTaskRunner:
         self._stopping = threading.Event()
         self._paused = threading.Event()
         self._failure: str | None = None
+        self._topics: set[str] = set()
+        self._on_topic = on_topic
         self.state = "UNASSIGNED"
         self._thread = threading.Thread(target=self._run, name=f"task-{self.id}", daemon=True)
 
@@ -152,7 +155,11 @@ class SourceTaskRunner:
             if self._failure is not None:
                 raise DeliveryFailed(self._failure)
             if self._paused.is_set():
-                self._set_state("PAUSED")
+                if self.state != "PAUSED":
+                    # PAUSED means nothing more lands: deliver what is in flight and commit it first.
+                    producer.flush(self._settings.shutdown_timeout)
+                    self._commit_offsets()
+                    self._set_state("PAUSED")
                 producer.poll(0.1)
                 continue
             self._set_state("RUNNING")
@@ -167,7 +174,10 @@ class SourceTaskRunner:
     def _send_generic(self, producer: Any, records: list[SourceRecord]) -> None:
         key_conv, value_conv = self._settings.key_converter, self._settings.value_converter
         submit = self._acks.submit  # type: ignore[union-attr]
+        topics = self._topics
         for record in records:
+            if record.topic not in topics:
+                self._new_topic(record.topic)
             callback = submit(record)
             partition = -1 if record.partition is None else record.partition
             self._produce(producer, record, value_conv(record.value), key_conv(record.key), partition, callback)
@@ -194,7 +204,17 @@ class SourceTaskRunner:
             fifo = fifos.get((topic, partition))
             if fifo is None:
                 fifo = acks.fifo(topic, partition)
+                if topic not in self._topics:
+                    self._new_topic(topic)
             fifo.append(record)
+
+    def _new_topic(self, topic: str) -> None:
+        self._topics.add(topic)
+        if self._on_topic is not None:
+            try:
+                self._on_topic(topic)
+            except Exception:
+                log.exception("[%s] topic tracking failed", self.id)
 
     def _produce(self, producer: Any, record: SourceRecord, value: Any, key: Any, partition: int,
                  callback: Any) -> None:

@@ -16,6 +16,7 @@ from pyconnect.config.worker import WorkerConfig
 from pyconnect.kafka.admin import Admin, TopicSpec
 from pyconnect.kafka.config import to_librdkafka
 from pyconnect.plugins import PluginRegistry, registry
+from pyconnect.runtime import loggers
 from pyconnect.runtime.assignment import WorkerAssignment, assign
 from pyconnect.runtime.connector_runner import ConnectorRunner, connector_instance
 from pyconnect.runtime.converters import converter_for
@@ -39,10 +40,10 @@ class InternalTopics:
     membership: str
 
 
-def kafka_log_factory(config: WorkerConfig) -> LogFactory:
-    """Create the internal topics if needed and return a factory of KafkaLogs over them."""
+def kafka_log_factory(config: WorkerConfig) -> tuple[LogFactory, str]:
+    """Create the internal topics if needed; return a factory of KafkaLogs over them and the cluster id."""
     admin = Admin(config.client_config("admin", "admin."))
-    admin.cluster_id(timeout=20)
+    cluster_id = admin.cluster_id(timeout=20)
 
     def rf(prefix: str) -> int:
         return int(config[f"{prefix}.replication.factor"])
@@ -64,7 +65,7 @@ def kafka_log_factory(config: WorkerConfig) -> LogFactory:
     def factory(topic: str, _default_partitions: int) -> Log:
         return KafkaLog(topic, partitions[topic], config.client_config("producer"),
                         config.client_config("consumer"))
-    return factory
+    return factory, cluster_id
 
 
 def _topic_conf(config: WorkerConfig, prefix: str) -> dict[str, str]:
@@ -97,7 +98,7 @@ class Worker:
         self.plugins = plugins
         self.worker_id = config.worker_id
         self.url = config.advertised_url
-        factory = log_factory or kafka_log_factory(config)
+        factory, self.cluster_id = (log_factory, "") if log_factory else kafka_log_factory(config)
         self.topics = InternalTopics(config["config.storage.topic"], config["offset.storage.topic"],
                                      config["status.storage.topic"], config.membership_topic)
         self.configs = ConfigStore(factory(self.topics.config, 1))
@@ -121,9 +122,13 @@ class Worker:
         self.tasks: dict[str, SourceTaskRunner] = {}
         self._task_configs: dict[str, dict[str, str]] = {}
         self._restarts_seen: dict[str, int] = {}
+        self._task_restarts: set[str] = set()
+        self._lock = threading.Lock()
+        self._logger_levels: dict[str, str] = {}
         self._stopping = threading.Event()
         self._thread: threading.Thread | None = None
         self._generation = 0
+        self._last_tick = time.monotonic()
         self.started = threading.Event()
 
     # lifecycle -------------------------------------------------------------------------------
@@ -159,6 +164,7 @@ class Worker:
         while not self._stopping.is_set():
             self._wake.wait(0.25)
             self._wake.clear()
+            self._last_tick = time.monotonic()
             if self._stopping.is_set():
                 break
             try:
@@ -185,6 +191,10 @@ class Worker:
                      {w: (len(a.connectors), len(a.tasks)) for w, a in desired.items()})
             self.membership.publish(desired)
 
+    def loop_alive(self, within: float = 30.0) -> bool:
+        """False if the main loop has not come round for `within` seconds (a hung reconcile)."""
+        return time.monotonic() - self._last_tick < within
+
     def my_assignment(self) -> WorkerAssignment:
         assignment = self.membership.assignment
         if assignment is None or not self.membership.in_sync():
@@ -197,6 +207,13 @@ class Worker:
         assignment = self.membership.assignment
         self._generation = assignment.generation if assignment else self._generation
         self._handle_restarts(snapshot, mine)
+        with self._lock:
+            restarts, self._task_restarts = self._task_restarts, set()
+        self._stop_tasks(sorted(restarts))
+        for namespace, level in snapshot.logger_levels.items():
+            if self._logger_levels.get(namespace) != level:
+                self._logger_levels[namespace] = level
+                loggers.set_level(namespace, level)
         # Tasks to stop: no longer ours, connector gone/stopped, or config changed.
         stale = [t for t, runner in self.tasks.items()
                  if t not in mine.tasks or self._wanted_task_config(snapshot, t) != self._task_configs.get(t)]
@@ -282,8 +299,10 @@ class Worker:
         self._task_configs[task_id] = task_config
         try:
             task_class = _load_task_class(task_config, snapshot.connectors[name], self.plugins)
+            on_topic = ((lambda topic: self.statuses.put_topic(name, topic, int(index)))
+                        if self.config["topic.tracking.enable"] else None)
             runner = SourceTaskRunner(name, int(index), task_class(), task_config, self.offsets,
-                                      self._task_settings(snapshot.connectors[name]), report)
+                                      self._task_settings(snapshot.connectors[name]), report, on_topic)
         except Exception as exc:
             report("FAILED", "".join(traceback.format_exception(exc)))
             self.tasks[task_id] = _FailedTask(task_id)  # type: ignore[assignment]
@@ -291,6 +310,16 @@ class Worker:
         self.tasks[task_id] = runner
         log.info("[%s] starting task", task_id)
         runner.start(paused=snapshot.target_state(name) == "PAUSED")
+
+    def restart_task(self, task_id: str) -> bool:
+        """Owner side of POST /connectors/{c}/tasks/{i}/restart: the worker loop stops the task and the
+        next reconcile starts it afresh. Returns False if this worker does not run it."""
+        if task_id not in self.tasks:
+            return False
+        with self._lock:
+            self._task_restarts.add(task_id)
+        self._wake.set()
+        return True
 
     def _task_settings(self, connector_config: Mapping[str, str]) -> RunnerSettings:
         """Connect's per-connector client overrides: `producer.override.<key>`."""

@@ -38,6 +38,7 @@ class ConfigSnapshot:
     target_states: dict[str, str] = field(default_factory=dict)
     task_configs: dict[str, list[dict[str, str]]] = field(default_factory=dict)
     restarts: dict[str, RestartRequest] = field(default_factory=dict)
+    logger_levels: dict[str, str] = field(default_factory=dict)
 
     def task_ids(self) -> list[str]:
         return [f"{name}-{i}" for name in sorted(self.task_configs) if name in self.connectors
@@ -79,7 +80,7 @@ class ConfigStore:
             s = self._state
             return ConfigSnapshot(s.version, {k: dict(v) for k, v in s.connectors.items()},
                                   dict(s.target_states), {k: [dict(t) for t in v] for k, v in s.task_configs.items()},
-                                  dict(s.restarts))
+                                  dict(s.restarts), dict(s.logger_levels))
 
     # writes ----------------------------------------------------------------------------------
 
@@ -105,6 +106,9 @@ class ConfigStore:
 
     def request_restart(self, name: str, include_tasks: bool, only_failed: bool) -> None:
         self._write(f"restart-connector-{name}", {"include-tasks": include_tasks, "only-failed": only_failed})
+
+    def put_logger_level(self, namespace: str, level: str) -> None:
+        self._write(f"logger-cluster-{namespace}", {"level": level})
 
     def _write(self, key: str, value: Any, wait: bool = True) -> None:
         fut = self._log.send(key.encode(), None if value is None else _dumps(value), partition=0)
@@ -175,7 +179,12 @@ class ConfigStore:
                                                   bool(value.get("only-failed")), self._seq)
                 return True
             return False
-        if key.startswith(("session-key", "logger-cluster-", "tasks-fencing-")):
+        if key.startswith("logger-cluster-"):
+            if value is not None and value.get("level"):
+                s.logger_levels[key[len("logger-cluster-"):]] = str(value["level"])
+                return True
+            return False
+        if key.startswith(("session-key", "tasks-fencing-")):
             return False
         log.debug("ignoring config record with unknown key %s", key)
         return False

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from dataclasses import dataclass
 
 import orjson
@@ -39,6 +40,7 @@ class StatusStore:
         self._lock = threading.Lock()
         self._connectors: dict[str, Status] = {}
         self._tasks: dict[tuple[str, int], Status] = {}
+        self._topics: dict[str, set[str]] = {}
 
     def start(self, timeout: float = 60.0) -> None:
         self._log.start(self._on_record, timeout)
@@ -60,6 +62,19 @@ class StatusStore:
         for i in range(task_count):
             self._log.send(f"status-task-{name}-{i}".encode(), None)
 
+    def put_topic(self, connector: str, topic: str, task: int) -> None:
+        """Topic tracking (KIP-558): the connector wrote to this topic."""
+        value = {"topic": {"name": topic, "connector": connector, "task": task,
+                           "discoverTimestamp": int(time.time() * 1000)}}
+        self._log.send(f"status-topic-{topic}:connector-{connector}".encode(), orjson.dumps(value))
+
+    def delete_topic(self, connector: str, topic: str) -> None:
+        self._log.send(f"status-topic-{topic}:connector-{connector}".encode(), None)
+
+    def topics(self, connector: str) -> set[str]:
+        with self._lock:
+            return set(self._topics.get(connector, ()))
+
     def flush(self, timeout: float = 30.0) -> None:
         self._log.flush(timeout)
 
@@ -79,6 +94,15 @@ class StatusStore:
         if raw_key is None:
             return
         key = raw_key.decode("utf-8", "replace")
+        if key.startswith("status-topic-"):
+            topic, sep, connector = key[len("status-topic-"):].rpartition(":connector-")
+            if sep:
+                with self._lock:
+                    if raw_value is None:
+                        self._topics.get(connector, set()).discard(topic)
+                    else:
+                        self._topics.setdefault(connector, set()).add(topic)
+            return
         status: Status | None = None
         if raw_value is not None:
             try:

@@ -115,3 +115,36 @@ def create_topic(bootstrap: str, topic: str, partitions: int, config: Mapping[st
     admin = AdminClient({"bootstrap.servers": bootstrap})
     for fut in admin.create_topics([NewTopic(topic, partitions, 1, config=dict(config or {}))]).values():
         fut.result(30)
+
+
+def read_to_end(bootstrap: str, topic: str, timeout: float = 30.0) -> list[Record]:
+    """Every record present when called, for topics that never go quiet (heartbeats, running tasks).
+
+    The end of each partition is the high watermark of the first Fetch response for it: Tansu's
+    ListOffsets(latest) is wrong for multi-record batches (test-brokers.md), the Fetch watermark is not.
+    """
+    partitions = partition_count(bootstrap, topic)
+    if partitions == 0:
+        return []
+    consumer = Consumer({"bootstrap.servers": bootstrap, "group.id": f"reader-{time.monotonic_ns()}",
+                         "enable.auto.commit": False, "fetch.wait.max.ms": 50, "enable.partition.eof": True})
+    consumer.assign([TopicPartition(topic, p, 0) for p in range(partitions)])
+    records: list[Record] = []
+    ends: dict[int, int] = {}
+    position = dict.fromkeys(range(partitions), 0)
+    deadline = time.monotonic() + timeout
+    try:
+        while time.monotonic() < deadline:
+            for m in consumer.consume(1000, 0.2):
+                p = m.partition()
+                if p not in ends:
+                    ends[p] = consumer.get_watermark_offsets(TopicPartition(topic, p), cached=True)[1]
+                if m.error() is None:
+                    position[p] = m.offset() + 1
+                    if m.offset() < ends[p]:
+                        records.append((p, m.offset(), m.key(), m.value()))
+            if len(ends) == partitions and all(position[p] >= end for p, end in ends.items()):
+                break
+    finally:
+        consumer.close()
+    return records

@@ -1,0 +1,7 @@
+#!/usr/bin/env bash
+# Change a logger's level on this worker, or on every worker with scope "cluster".
+# Usage: set-log-level.sh LOGGER LEVEL [worker|cluster]
+. "$(dirname "$0")/_common.sh"
+logger=${1:?usage: set-log-level.sh LOGGER LEVEL [worker|cluster]}; level=${2:?level}; scope=${3:-worker}
+"${CURL[@]}" -X PUT "$CONNECT_URL/admin/loggers/$logger?scope=$scope" -d "{\"level\": \"$level\"}" >/dev/null
+"${CURL[@]}" "$CONNECT_URL/admin/loggers/$logger" | jq -r "\"$logger is now \(.level)\""

@@ -1,0 +1,58 @@
+"""`/`, `/health` and `/admin/loggers`."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter, Query
+from fastapi.responses import JSONResponse, Response
+
+import pyconnect
+from pyconnect.runtime import loggers
+from pyconnect.runtime.herder import Herder, HerderError
+
+
+def router(herder: Herder, cluster_id: str) -> APIRouter:
+    api = APIRouter(tags=["admin"])
+    worker = herder.worker
+
+    @api.get("/")
+    def root() -> Any:
+        return {"version": pyconnect.__version__, "commit": "", "kafka_cluster_id": cluster_id}
+
+    @api.get("/health")
+    def health() -> Response:
+        if not worker.started.is_set() or worker.membership.assignment is None:
+            return JSONResponse({"status": "starting", "message": "Worker is still starting up."}, 503)
+        if not worker.membership.in_sync():
+            return JSONResponse({"status": "unhealthy", "message": "Worker has not been able to read the "
+                                 "cluster's membership topic within the session timeout."}, 500)
+        if not worker.loop_alive():
+            return JSONResponse({"status": "unhealthy", "message": "Worker's main loop is not progressing."}, 500)
+        return JSONResponse({"status": "healthy",
+                             "message": "Worker has completed startup and is ready to handle requests."})
+
+    @api.get("/admin/loggers")
+    def all_loggers() -> Any:
+        return loggers.all_levels()
+
+    @api.get("/admin/loggers/{name}")
+    def get_logger(name: str) -> Any:
+        found = loggers.describe(name)
+        if found is None:
+            raise HerderError(404, f"Logger {name} not found.")
+        return found
+
+    @api.put("/admin/loggers/{name}")
+    def set_logger(name: str, body: dict[str, Any], scope: str = Query(default="worker")) -> Response:
+        level = body.get("level")
+        if not isinstance(level, str) or not level:
+            raise HerderError(400, "Desired 'level' parameter was not specified in request.")
+        if level.upper() not in loggers.LEVELS:
+            raise HerderError(404, f"invalid log level '{level}'.")
+        if scope.lower() == "cluster":
+            worker.configs.put_logger_level(name, level.upper())
+            return Response(status_code=204)
+        return JSONResponse(loggers.set_level(name, level))
+
+    return api

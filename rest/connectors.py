@@ -1,0 +1,207 @@
+"""`/connectors` resource (compat-spec §A.3)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+from fastapi import APIRouter, Query, Request
+from fastapi.responses import JSONResponse, Response
+from pydantic import BaseModel, Field
+from starlette.concurrency import run_in_threadpool
+
+from pyconnect.runtime.herder import Herder, HerderError
+from rest.forwarding import Forwarder
+
+
+class CreateConnectorRequest(BaseModel):
+    name: str
+    config: dict[str, Any] = Field(default_factory=dict)
+    initial_state: str | None = None
+
+
+class OffsetEntry(BaseModel):
+    partition: dict[str, Any]
+    offset: dict[str, Any] | None = None
+
+
+class OffsetsRequest(BaseModel):
+    offsets: list[OffsetEntry] | None = None
+
+
+def _strings(config: dict[str, Any]) -> dict[str, str]:
+    """Connect's Map<String,String>: scalars become strings, nested values are an error."""
+    out = {}
+    for key, value in config.items():
+        if isinstance(value, (dict, list)):
+            raise HerderError(400, f"Cannot deserialize value of type `java.lang.String` from {type(value).__name__} "
+                                   f"for configuration {key}")
+        out[str(key)] = ("true" if value else "false") if isinstance(value, bool) else (
+            None if value is None else str(value))
+    return out  # type: ignore[return-value]
+
+
+def router(herder: Herder, forwarder: Forwarder) -> APIRouter:
+    api = APIRouter(prefix="/connectors", tags=["connectors"])
+    worker = herder.worker
+
+    def leader_only(request: Request, body: bytes) -> Response | None:
+        """Serve here if leader, else forward (Connect's leader-only writes)."""
+        if worker.membership.is_leader():
+            return None
+        return forwarder.forward(request, body, worker.membership.leader_url())
+
+    @api.get("", summary="List connectors (optionally expanded with status and/or info)")
+    def list_connectors(expand: list[str] = Query(default=[])) -> Any:  # noqa: B008
+        names = sorted(herder.snapshot().connectors)
+        if not expand:
+            return names
+        out: dict[str, Any] = {}
+        for name in names:
+            entry: dict[str, Any] = {}
+            try:
+                if "status" in expand:
+                    entry["status"] = herder.status(name)
+                if "info" in expand:
+                    entry["info"] = herder.info(name)
+            except (HerderError, KeyError):
+                continue  # vanished meanwhile
+            out[name] = entry
+        return out
+
+    @api.post("", status_code=201, summary="Create a connector")
+    async def create(request: Request, body: CreateConnectorRequest) -> Response:
+        raw = await request.body()
+
+        def run() -> Response:
+            forwarded = leader_only(request, raw)
+            if forwarded is not None:
+                return forwarded
+            info = herder.create(body.name, _strings(body.config), body.initial_state)
+            return JSONResponse(info, status_code=201, headers={"Location": f"/connectors/{info['name']}"})
+        return await run_in_threadpool(run)
+
+    @api.get("/{name}")
+    def get_connector(name: str) -> Any:
+        herder.require(name)
+        return herder.info(name)
+
+    @api.delete("/{name}", status_code=204)
+    def delete(name: str, request: Request) -> Response:
+        forwarded = leader_only(request, b"")
+        if forwarded is not None:
+            return forwarded
+        herder.delete(name)
+        return Response(status_code=204)
+
+    @api.get("/{name}/config")
+    def get_config(name: str) -> dict[str, str]:
+        return herder.require(name)
+
+    @api.put("/{name}/config")
+    async def put_config(name: str, request: Request, config: dict[str, Any]) -> Response:
+        raw = await request.body()
+
+        def run() -> Response:
+            forwarded = leader_only(request, raw)
+            if forwarded is not None:
+                return forwarded
+            created, info = herder.put_config(name, _strings(config))
+            if created:
+                return JSONResponse(info, status_code=201, headers={"Location": f"/connectors/{name}"})
+            return JSONResponse(info)
+        return await run_in_threadpool(run)
+
+    @api.patch("/{name}/config")
+    async def patch_config(name: str, request: Request, patch: dict[str, Any]) -> Response:
+        raw = await request.body()
+
+        def run() -> Response:
+            forwarded = leader_only(request, raw)
+            if forwarded is not None:
+                return forwarded
+            return JSONResponse(herder.patch_config(name, _strings(patch)))
+        return await run_in_threadpool(run)
+
+    @api.get("/{name}/status")
+    def status(name: str) -> Any:
+        return herder.status(name)
+
+    @api.get("/{name}/tasks")
+    def tasks(name: str) -> Any:
+        return herder.tasks(name)
+
+    @api.get("/{name}/tasks-config", deprecated=True)
+    def tasks_config(name: str) -> Any:
+        return herder.tasks_config(name)
+
+    @api.get("/{name}/tasks/{task}/status")
+    def task_status(name: str, task: int) -> Any:
+        return herder.task_status(name, task)
+
+    @api.post("/{name}/tasks/{task}/restart", status_code=204)
+    def restart_task(name: str, task: int, request: Request) -> Response:
+        herder.check_task(name, task)
+        if worker.restart_task(f"{name}-{task}"):
+            return Response(status_code=204)
+        return forwarder.forward(request, b"", herder.task_owner_url(name, task))
+
+    @api.post("/{name}/restart", responses={202: {"description": "restart requested"}, 204: {}})
+    def restart(name: str, request: Request, includeTasks: bool = False,  # noqa: N803
+                onlyFailed: bool = False) -> Response:  # noqa: N803
+        forwarded = leader_only(request, b"")
+        if forwarded is not None:
+            return forwarded
+        body = herder.restart(name, includeTasks, onlyFailed)
+        return Response(status_code=204) if body is None else JSONResponse(body, status_code=202)
+
+    @api.put("/{name}/pause", status_code=202)
+    def pause(name: str) -> Response:
+        herder.set_target_state(name, "PAUSED")
+        return Response(status_code=202)
+
+    @api.put("/{name}/resume", status_code=202)
+    def resume(name: str) -> Response:
+        herder.set_target_state(name, "STARTED")
+        return Response(status_code=202)
+
+    @api.put("/{name}/stop", status_code=204)
+    def stop(name: str, request: Request) -> Response:
+        forwarded = leader_only(request, b"")
+        if forwarded is not None:
+            return forwarded
+        herder.set_target_state(name, "STOPPED")
+        return Response(status_code=204)
+
+    @api.get("/{name}/offsets")
+    def get_offsets(name: str) -> Any:
+        return herder.offsets(name)
+
+    @api.patch("/{name}/offsets")
+    async def alter_offsets(name: str, request: Request, body: OffsetsRequest) -> Response:
+        raw = await request.body()
+
+        def run() -> Response:
+            forwarded = leader_only(request, raw)
+            if forwarded is not None:
+                return forwarded
+            return JSONResponse(herder.alter_offsets(name, orjson.loads(raw)))
+        return await run_in_threadpool(run)
+
+    @api.delete("/{name}/offsets")
+    def reset_offsets(name: str, request: Request) -> Response:
+        forwarded = leader_only(request, b"")
+        if forwarded is not None:
+            return forwarded
+        return JSONResponse(herder.reset_offsets(name))
+
+    @api.get("/{name}/topics")
+    def topics(name: str) -> Any:
+        return herder.active_topics(name)
+
+    @api.put("/{name}/topics/reset", status_code=202)
+    def reset_topics(name: str) -> Response:
+        herder.reset_topics(name)
+        return Response(status_code=202)
+
+    return api
