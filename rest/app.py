@@ -74,7 +74,8 @@ def create_app(worker: Worker) -> FastAPI:
     if auth is not None:
         @app.middleware("http")
         async def basic_auth(request: Request, call_next: Any) -> Any:
-            if not auth.allows(request.headers.get("authorization")):
+            # /health stays open for liveness/readiness probes, which carry no credentials.
+            if request.url.path != "/health" and not auth.allows(request.headers.get("authorization")):
                 return error(401, "Unauthorized: valid credentials are required",
                              {"WWW-Authenticate": 'Basic realm="connect"'})
             return await call_next(request)

@@ -65,6 +65,12 @@ WORKER_CONFIG = ConfigDef([
     ConfigKey("exactly.once.source.support", S, "disabled", L),
     ConfigKey("connector.client.config.override.policy", S, "All", L),
     ConfigKey("client.id", S, "", L),
+    ConfigKey("rest.extension.classes", LST, [], L,
+              "org.apache.kafka.connect.rest.basic.auth.extension.BasicAuthSecurityRestExtension turns on HTTP "
+              "basic auth."),
+    ConfigKey("rest.basic.auth.credentials.file", S, "", L,
+              "Credentials for basic auth (`user: password[,role]` lines); default: the file= of the "
+              "PropertyFileLoginModule in the JAAS file named by KAFKA_OPTS, as Connect reads it."),
 ])
 
 # Prefixes Connect defines on workers (client overrides, internal-topic settings, REST/TLS).

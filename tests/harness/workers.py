@@ -61,11 +61,14 @@ def write_properties(path: Path, props: Mapping[str, str]) -> Path:
 class WorkerProcess:
     """One worker process with its own properties file and log."""
 
-    def __init__(self, directory: Path, props: Mapping[str, str], name: str) -> None:
+    def __init__(self, directory: Path, props: Mapping[str, str], name: str,
+                 client: Mapping[str, Any] | None = None) -> None:
         self.props = dict(props)
         self.name = name
         self.port = int(self.props["listeners"].rsplit(":", 1)[1])
-        self.url = f"http://127.0.0.1:{self.port}"
+        scheme = self.props["listeners"].split("://", 1)[0]
+        self.url = f"{scheme}://127.0.0.1:{self.port}"
+        self.client = dict(client or {})  # httpx options: verify, auth
         self.worker_id = f"127.0.0.1:{self.port}"
         self.config_path = write_properties(directory / f"{name}.properties", self.props)
         self.log_path = directory / f"{name}.log"
@@ -83,12 +86,12 @@ class WorkerProcess:
             assert self.process is not None
             if self.process.poll() is not None:
                 raise RuntimeError(f"worker {self.name} exited: {self.log_tail()}")
-            return httpx.get(self.url + "/", timeout=2).status_code == 200
+            return httpx.get(self.url + "/", timeout=2, **self.client).status_code == 200
         wait_for(ready, timeout, f"worker {self.name} REST")
         return self
 
-    def request(self, method: str, path: str, body: Any = None) -> httpx.Response:
-        return httpx.request(method, self.url + path, json=body, timeout=30)
+    def request(self, method: str, path: str, body: Any = None, **options: Any) -> httpx.Response:
+        return httpx.request(method, self.url + path, json=body, timeout=30, **{**self.client, **options})
 
     def kill(self) -> None:
         """kill -9: no leave record, no offset flush."""
@@ -118,14 +121,18 @@ class WorkerProcess:
 class Cluster:
     """Worker processes of one group on one broker."""
 
-    def __init__(self, broker: Broker, directory: Path, group: str, extra: Mapping[str, str] | None = None) -> None:
+    def __init__(self, broker: Broker, directory: Path, group: str, extra: Mapping[str, str] | None = None,
+                 scheme: str = "http", client: Mapping[str, Any] | None = None) -> None:
         self.broker, self.directory, self.group = broker, directory, group
         self.extra = dict(extra or {})
+        self.scheme, self.client = scheme, dict(client or {})
         self.workers: list[WorkerProcess] = []
 
     def add_worker(self, port: int | None = None) -> WorkerProcess:
-        props = worker_properties(self.broker, self.group, port or free_port(), self.extra)
-        worker = WorkerProcess(self.directory, props, f"{self.group}-w{len(self.workers)}")
+        port = port or free_port()
+        props = worker_properties(self.broker, self.group, port, {"listeners": f"{self.scheme}://127.0.0.1:{port}",
+                                                                  **self.extra})
+        worker = WorkerProcess(self.directory, props, f"{self.group}-w{len(self.workers)}", self.client)
         self.workers.append(worker)
         return worker.start()
 
