@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from types import FrameType
 from typing import Any
 
+from pyconnect import offsets_cli
 from pyconnect.config.properties import ConfigFileError, load_properties
 from pyconnect.config.worker import load_worker_config
 from pyconnect.kafka.clients import KafkaClientError
@@ -95,6 +96,7 @@ def build_parser() -> argparse.ArgumentParser:
     dist.add_argument("worker_properties")
     demo = sub.add_parser("demo", help="run the demo on embedded local brokers")
     demo.add_argument("--duration", type=float, default=0, help="seconds to run (0: until Ctrl-C)")
+    offsets_cli.add_parser(sub)
     return parser
 
 
@@ -103,6 +105,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     setup_logging(args.log_level)
     if args.command == "distributed":
         return run_distributed(args.worker_properties)
+    if args.command == "offsets":
+        return offsets_cli.run(args)
     if args.command == "demo":
         from pyconnect.demo import run_demo
 

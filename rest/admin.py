@@ -10,17 +10,19 @@ from fastapi.responses import JSONResponse, Response
 import pyconnect
 from pyconnect.runtime import loggers
 from pyconnect.runtime.herder import Herder, HerderError
+from rest.models import ERRORS, LoggerLevel, ServerInfo, WorkerStatus
 
 
 def router(herder: Herder, cluster_id: str) -> APIRouter:
     api = APIRouter(tags=["admin"])
     worker = herder.worker
 
-    @api.get("/")
+    @api.get("/", responses={200: {"model": ServerInfo}})
     def root() -> Any:
         return {"version": pyconnect.__version__, "commit": "", "kafka_cluster_id": cluster_id}
 
-    @api.get("/health")
+    @api.get("/health", responses={200: {"model": WorkerStatus}, 500: {"model": WorkerStatus},
+                                   503: {"model": WorkerStatus}})
     def health() -> Response:
         if not worker.started.is_set() or worker.membership.assignment is None:
             return JSONResponse({"status": "starting", "message": "Worker is still starting up."}, 503)
@@ -32,18 +34,18 @@ def router(herder: Herder, cluster_id: str) -> APIRouter:
         return JSONResponse({"status": "healthy",
                              "message": "Worker has completed startup and is ready to handle requests."})
 
-    @api.get("/admin/loggers")
+    @api.get("/admin/loggers", responses={200: {"model": dict[str, LoggerLevel]}})
     def all_loggers() -> Any:
         return loggers.all_levels()
 
-    @api.get("/admin/loggers/{name}")
+    @api.get("/admin/loggers/{name}", responses={200: {"model": LoggerLevel}, **ERRORS})
     def get_logger(name: str) -> Any:
         found = loggers.describe(name)
         if found is None:
             raise HerderError(404, f"Logger {name} not found.")
         return found
 
-    @api.put("/admin/loggers/{name}")
+    @api.put("/admin/loggers/{name}", responses={200: {"model": list[str]}, 204: {}, **ERRORS})
     def set_logger(name: str, body: dict[str, Any], scope: str = Query(default="worker")) -> Response:
         level = body.get("level")
         if not isinstance(level, str) or not level:

@@ -12,6 +12,16 @@ from starlette.concurrency import run_in_threadpool
 
 from pyconnect.runtime.herder import Herder, HerderError
 from rest.forwarding import Forwarder
+from rest.models import (
+    ERRORS,
+    ConnectorInfo,
+    ConnectorOffsets,
+    ConnectorStateInfo,
+    ErrorBody,
+    Message,
+    TaskInfo,
+    TaskState,
+)
 
 
 class CreateConnectorRequest(BaseModel):
@@ -51,7 +61,8 @@ def router(herder: Herder, forwarder: Forwarder) -> APIRouter:
             return None
         return forwarder.forward(request, body, worker.membership.leader_url())
 
-    @api.get("", summary="List connectors (optionally expanded with status and/or info)")
+    @api.get("", summary="List connectors (optionally expanded with status and/or info)",
+             responses={200: {"model": list[str] | dict[str, dict[str, Any]]}, **ERRORS})
     def list_connectors(expand: list[str] = Query(default=[])) -> Any:  # noqa: B008
         names = sorted(herder.snapshot().connectors)
         if not expand:
@@ -69,7 +80,7 @@ def router(herder: Herder, forwarder: Forwarder) -> APIRouter:
             out[name] = entry
         return out
 
-    @api.post("", status_code=201, summary="Create a connector")
+    @api.post("", status_code=201, summary="Create a connector", responses={201: {"model": ConnectorInfo}, **ERRORS})
     async def create(request: Request, body: CreateConnectorRequest) -> Response:
         raw = await request.body()
 
@@ -81,12 +92,12 @@ def router(herder: Herder, forwarder: Forwarder) -> APIRouter:
             return JSONResponse(info, status_code=201, headers={"Location": f"/connectors/{info['name']}"})
         return await run_in_threadpool(run)
 
-    @api.get("/{name}")
+    @api.get("/{name}", responses={200: {"model": ConnectorInfo}, **ERRORS})
     def get_connector(name: str) -> Any:
         herder.require(name)
         return herder.info(name)
 
-    @api.delete("/{name}", status_code=204)
+    @api.delete("/{name}", status_code=204, responses=ERRORS)
     def delete(name: str, request: Request) -> Response:
         forwarded = leader_only(request, b"")
         if forwarded is not None:
@@ -94,11 +105,11 @@ def router(herder: Herder, forwarder: Forwarder) -> APIRouter:
         herder.delete(name)
         return Response(status_code=204)
 
-    @api.get("/{name}/config")
+    @api.get("/{name}/config", responses={200: {"model": dict[str, str]}, **ERRORS})
     def get_config(name: str) -> dict[str, str]:
         return herder.require(name)
 
-    @api.put("/{name}/config")
+    @api.put("/{name}/config", responses={200: {"model": ConnectorInfo}, 201: {"model": ConnectorInfo}, **ERRORS})
     async def put_config(name: str, request: Request, config: dict[str, Any]) -> Response:
         raw = await request.body()
 
@@ -112,7 +123,7 @@ def router(herder: Herder, forwarder: Forwarder) -> APIRouter:
             return JSONResponse(info)
         return await run_in_threadpool(run)
 
-    @api.patch("/{name}/config")
+    @api.patch("/{name}/config", responses={200: {"model": ConnectorInfo}, **ERRORS})
     async def patch_config(name: str, request: Request, patch: dict[str, Any]) -> Response:
         raw = await request.body()
 
@@ -123,30 +134,32 @@ def router(herder: Herder, forwarder: Forwarder) -> APIRouter:
             return JSONResponse(herder.patch_config(name, _strings(patch)))
         return await run_in_threadpool(run)
 
-    @api.get("/{name}/status")
+    @api.get("/{name}/status", responses={200: {"model": ConnectorStateInfo}, **ERRORS})
     def status(name: str) -> Any:
         return herder.status(name)
 
-    @api.get("/{name}/tasks")
+    @api.get("/{name}/tasks", responses={200: {"model": list[TaskInfo]}, **ERRORS})
     def tasks(name: str) -> Any:
         return herder.tasks(name)
 
-    @api.get("/{name}/tasks-config", deprecated=True)
+    @api.get("/{name}/tasks-config", deprecated=True,
+             responses={200: {"model": dict[str, dict[str, str]]}, **ERRORS})
     def tasks_config(name: str) -> Any:
         return herder.tasks_config(name)
 
-    @api.get("/{name}/tasks/{task}/status")
+    @api.get("/{name}/tasks/{task}/status", responses={200: {"model": TaskState}, **ERRORS})
     def task_status(name: str, task: int) -> Any:
         return herder.task_status(name, task)
 
-    @api.post("/{name}/tasks/{task}/restart", status_code=204)
+    @api.post("/{name}/tasks/{task}/restart", status_code=204, responses=ERRORS)
     def restart_task(name: str, task: int, request: Request) -> Response:
         herder.check_task(name, task)
         if worker.restart_task(f"{name}-{task}"):
             return Response(status_code=204)
         return forwarder.forward(request, b"", herder.task_owner_url(name, task))
 
-    @api.post("/{name}/restart", responses={202: {"description": "restart requested"}, 204: {}})
+    @api.post("/{name}/restart", status_code=204,
+              responses={202: {"model": ConnectorStateInfo, "description": "restart requested"}, **ERRORS})
     def restart(name: str, request: Request, includeTasks: bool = False,  # noqa: N803
                 onlyFailed: bool = False) -> Response:  # noqa: N803
         forwarded = leader_only(request, b"")
@@ -155,17 +168,17 @@ def router(herder: Herder, forwarder: Forwarder) -> APIRouter:
         body = herder.restart(name, includeTasks, onlyFailed)
         return Response(status_code=204) if body is None else JSONResponse(body, status_code=202)
 
-    @api.put("/{name}/pause", status_code=202)
+    @api.put("/{name}/pause", status_code=202, responses=ERRORS)
     def pause(name: str) -> Response:
         herder.set_target_state(name, "PAUSED")
         return Response(status_code=202)
 
-    @api.put("/{name}/resume", status_code=202)
+    @api.put("/{name}/resume", status_code=202, responses=ERRORS)
     def resume(name: str) -> Response:
         herder.set_target_state(name, "STARTED")
         return Response(status_code=202)
 
-    @api.put("/{name}/stop", status_code=204)
+    @api.put("/{name}/stop", status_code=204, responses=ERRORS)
     def stop(name: str, request: Request) -> Response:
         forwarded = leader_only(request, b"")
         if forwarded is not None:
@@ -173,11 +186,11 @@ def router(herder: Herder, forwarder: Forwarder) -> APIRouter:
         herder.set_target_state(name, "STOPPED")
         return Response(status_code=204)
 
-    @api.get("/{name}/offsets")
+    @api.get("/{name}/offsets", responses={200: {"model": ConnectorOffsets}, **ERRORS})
     def get_offsets(name: str) -> Any:
         return herder.offsets(name)
 
-    @api.patch("/{name}/offsets")
+    @api.patch("/{name}/offsets", responses={200: {"model": Message}, **ERRORS})
     async def alter_offsets(name: str, request: Request, body: OffsetsRequest) -> Response:
         raw = await request.body()
 
@@ -188,18 +201,18 @@ def router(herder: Herder, forwarder: Forwarder) -> APIRouter:
             return JSONResponse(herder.alter_offsets(name, orjson.loads(raw)))
         return await run_in_threadpool(run)
 
-    @api.delete("/{name}/offsets")
+    @api.delete("/{name}/offsets", responses={200: {"model": Message}, **ERRORS})
     def reset_offsets(name: str, request: Request) -> Response:
         forwarded = leader_only(request, b"")
         if forwarded is not None:
             return forwarded
         return JSONResponse(herder.reset_offsets(name))
 
-    @api.get("/{name}/topics")
+    @api.get("/{name}/topics", responses={200: {"model": dict[str, dict[str, list[str]]]}, 403: {"model": ErrorBody}})
     def topics(name: str) -> Any:
         return herder.active_topics(name)
 
-    @api.put("/{name}/topics/reset", status_code=202)
+    @api.put("/{name}/topics/reset", status_code=202, responses={403: {"model": ErrorBody}, **ERRORS})
     def reset_topics(name: str) -> Response:
         herder.reset_topics(name)
         return Response(status_code=202)

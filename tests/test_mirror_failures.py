@@ -43,7 +43,7 @@ def test_kill9_mid_stream_loses_nothing(cluster_factory: Any, broker: Broker, br
 def test_bad_regex_and_unknown_policy_are_reported(cluster_factory: Any, broker: Broker, broker_b: Broker) -> None:
     cluster: Cluster = cluster_factory(on=broker_b)
     (w,) = cluster.start(1)
-    bad_regex = mirror_source(broker, broker_b, {"topics": "orders-(unclosed"})
+    bad_regex = mirror_source(broker, broker_b, {"name": "bad", "topics": "orders-(unclosed"})
     r = w.request("PUT", "/connector-plugins/MirrorSourceConnector/config/validate", bad_regex)
     assert r.status_code == 200
     errors = {c["value"]["name"]: c["value"]["errors"] for c in r.json()["configs"] if c["value"]["errors"]}
@@ -52,7 +52,7 @@ def test_bad_regex_and_unknown_policy_are_reported(cluster_factory: Any, broker:
     r = w.request("POST", "/connectors", {"name": "bad", "config": bad_regex})
     assert r.status_code == 400 and "topics" in r.json()["message"]
 
-    unknown = mirror_source(broker, broker_b, {"replication.policy.class": "com.example.NoSuchPolicy"})
+    unknown = mirror_source(broker, broker_b, {"name": "pol", "replication.policy.class": "com.example.NoSuchPolicy"})
     r = w.request("PUT", "/connector-plugins/MirrorSource/config/validate", unknown)
     assert r.json()["error_count"] == 1
     # Written past the REST checks (another tool, an older worker): the connector fails, readably.

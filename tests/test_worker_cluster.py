@@ -125,7 +125,10 @@ def test_leader_loss_elects_new_leader(cluster_factory: Any, unique: str) -> Non
     new_leader = wait_for(lambda: (lambda lid: lid if lid and lid != leader_id else "")(
         leader_of(cluster.broker.bootstrap, cluster.group)), 30, "a new leader")
     assert new_leader in {o.worker_id for o in others}
-    r = others[0].request("POST", "/connectors", sequence_connector("after", f"after-{unique}", 2, 100, 500))
+    # Until this follower has read the new leader's claim, Connect's answer is 409; clients retry.
+    body = sequence_connector("after", f"after-{unique}", 2, 100, 500)
+    r = wait_for(lambda: (lambda resp: resp if resp.status_code != 409 else None)(
+        others[0].request("POST", "/connectors", body)), 30, "the write accepted by the new leader")
     assert r.status_code == 201, r.text
     st = wait_for(lambda: all_running(others[1], "after", 2), 40, "connector created after leader loss running")
     assert {t["worker_id"] for t in st["tasks"]} <= {o.worker_id for o in others}

@@ -184,3 +184,41 @@ class Admin:
                 fut.result(timeout=timeout)
         except ck.KafkaException as exc:
             raise KafkaClientError(f"cannot create ACLs: {_reason(exc)}") from exc
+
+    # consumer groups -------------------------------------------------------------------------
+
+    def list_groups(self, timeout: float = 30.0) -> list[str]:
+        result = self._client.list_consumer_groups(request_timeout=timeout).result(timeout=timeout)
+        return sorted(g.group_id for g in result.valid)
+
+    def group_offsets(self, group: str, timeout: float = 30.0) -> dict[tuple[str, int], int]:
+        """Committed offsets of a group: (topic, partition) -> next offset to consume."""
+        from confluent_kafka import ConsumerGroupTopicPartitions
+
+        futures = self._client.list_consumer_group_offsets([ConsumerGroupTopicPartitions(group)])
+        out: dict[tuple[str, int], int] = {}
+        for fut in futures.values():
+            for tp in fut.result(timeout=timeout).topic_partitions or []:
+                if tp.error is None and tp.offset >= 0:
+                    out[(tp.topic, tp.partition)] = int(tp.offset)
+        return out
+
+    def group_state(self, group: str, timeout: float = 30.0) -> str | None:
+        """EMPTY, STABLE, ... or None when the group does not exist (DEAD / unknown)."""
+        futures = self._client.describe_consumer_groups([group], request_timeout=timeout)
+        try:
+            desc = futures[group].result(timeout=timeout)
+        except ck.KafkaException:
+            return None
+        state = getattr(desc.state, "name", str(desc.state)).upper()
+        return None if state in ("DEAD", "UNKNOWN") and not desc.members else state
+
+    def alter_group_offsets(self, group: str, offsets: Mapping[tuple[str, int], int], timeout: float = 30.0) -> None:
+        from confluent_kafka import ConsumerGroupTopicPartitions, TopicPartition
+
+        request = ConsumerGroupTopicPartitions(group, [TopicPartition(t, p, o) for (t, p), o in offsets.items()])
+        try:
+            for fut in self._client.alter_consumer_group_offsets([request]).values():
+                fut.result(timeout=timeout)
+        except ck.KafkaException as exc:
+            raise KafkaClientError(f"cannot commit offsets for group {group}: {_reason(exc)}") from exc

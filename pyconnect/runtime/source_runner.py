@@ -123,6 +123,9 @@ class SourceTaskRunner:
         try:
             producer = new_producer({"enable.idempotence": "true", "acks": "all", "linger.ms": "5",
                                      **self._settings.producer_conf})
+            # Read the offsets topic to its end first (as Connect's offset reader does): a task taking
+            # over from another worker must see that worker's last commit, or it would re-send records.
+            self._offsets.refresh(self._settings.flush_timeout + 25)
             self.task.initialize(TaskContext(ConnectorOffsetReader(self._offsets, self.connector), self.config))
             self.task.start(self.config)
             self._loop(producer)
