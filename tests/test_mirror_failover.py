@@ -139,5 +139,7 @@ def test_failover_is_exact_then_survives_losing_a(cluster_factory: Any, broker_a
     expected_cli = {p: f"{t}:{(k + 10) * PARTITIONS + p}".encode() for p in range(PARTITIONS)}
     assert first_records_from_group(broker_b.bootstrap, f"cli-{unique}", f"A.{t}") == expected_cli
     assert first_records_from_group(broker_b.bootstrap, f"app-{unique}", f"A.{t}") == expected
+    started = time.monotonic()
     unreachable = cli("--target-bootstrap", broker_a.bootstrap, "--source-alias", "A", "--group", "x")
     assert unreachable.returncode == 1 and "cannot reach Kafka" in unreachable.stderr
+    assert time.monotonic() - started < 30, "a clear error within 30 s"
