@@ -7,14 +7,13 @@ when their `commit-<name>` record arrives, so a reader never sees half of a task
 from __future__ import annotations
 
 import logging
-import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 import orjson
 
-from pyconnect.storage.log import Log
+from pyconnect.storage.log import Log, LogBackedStore
 
 log = logging.getLogger(__name__)
 
@@ -52,12 +51,11 @@ def _dumps(obj: Any) -> bytes:
     return orjson.dumps(obj)
 
 
-class ConfigStore:
+class ConfigStore(LogBackedStore):
     """Reads and writes the config topic; notifies listeners on every applied change."""
 
     def __init__(self, log_: Log) -> None:
-        self._log = log_
-        self._lock = threading.Lock()
+        super().__init__(log_)
         self._state = ConfigSnapshot()
         self._deferred_tasks: dict[str, dict[int, dict[str, str]]] = {}
         self._listeners: list[Callable[[], None]] = []
@@ -65,15 +63,6 @@ class ConfigStore:
 
     def add_listener(self, listener: Callable[[], None]) -> None:
         self._listeners.append(listener)
-
-    def start(self, timeout: float = 60.0) -> None:
-        self._log.start(self._on_record, timeout)
-
-    def stop(self) -> None:
-        self._log.stop()
-
-    def refresh(self, timeout: float = 30.0) -> None:
-        self._log.read_to_end(timeout)
 
     def snapshot(self) -> ConfigSnapshot:
         with self._lock:

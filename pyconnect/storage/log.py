@@ -10,6 +10,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
+from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping
 from concurrent.futures import Future
 from typing import Protocol
@@ -47,6 +48,33 @@ class Log(Protocol):
 
     def read_to_end(self, timeout: float = 30.0) -> None:
         """Block until every record written before this call has been passed to the callback."""
+
+
+class LogBackedStore(ABC):
+    """Base of the config, offset and status stores: a Log replayed into `_on_record`."""
+
+    def __init__(self, log_: Log) -> None:
+        self._log = log_
+        self._lock = threading.Lock()
+
+    @abstractmethod
+    def _on_record(self, key: bytes | None, value: bytes | None, partition: int, offset: int) -> None:
+        """Apply one record (each store has its own keys)."""
+
+    def start(self, timeout: float = 60.0) -> None:
+        """Read the topic from the beginning; return once everything present has been applied."""
+        self._log.start(self._on_record, timeout)
+
+    def stop(self) -> None:
+        self._log.stop()
+
+    def refresh(self, timeout: float = 30.0) -> None:
+        """Apply every record written before this call (read to the end)."""
+        self._log.read_to_end(timeout)
+
+    def flush(self, timeout: float = 30.0) -> None:
+        """Wait until this store's own writes are acknowledged."""
+        self._log.flush(timeout)
 
 
 class KafkaLog:

@@ -8,14 +8,13 @@ order is HashMap order) are found too.
 from __future__ import annotations
 
 import logging
-import threading
 from collections.abc import Iterable, Mapping
 from concurrent.futures import Future
 from typing import Any
 
 import orjson
 
-from pyconnect.storage.log import Log
+from pyconnect.storage.log import Log, LogBackedStore
 
 log = logging.getLogger(__name__)
 
@@ -25,23 +24,13 @@ def canonical(partition: Mapping[str, Any]) -> str:
     return orjson.dumps(dict(partition), option=orjson.OPT_SORT_KEYS).decode()
 
 
-class OffsetStore:
+class OffsetStore(LogBackedStore):
     """Committed source offsets of every connector."""
 
     def __init__(self, log_: Log) -> None:
-        self._log = log_
-        self._lock = threading.Lock()
+        super().__init__(log_)
         # connector -> canonical partition -> (partition map, offset map)
         self._offsets: dict[str, dict[str, tuple[dict[str, Any], dict[str, Any]]]] = {}
-
-    def start(self, timeout: float = 60.0) -> None:
-        self._log.start(self._on_record, timeout)
-
-    def stop(self) -> None:
-        self._log.stop()
-
-    def refresh(self, timeout: float = 30.0) -> None:
-        self._log.read_to_end(timeout)
 
     def get(self, connector: str, partition: Mapping[str, Any]) -> dict[str, Any] | None:
         with self._lock:
@@ -61,9 +50,6 @@ class OffsetStore:
             value = None if offset is None else orjson.dumps(dict(offset))
             futures.append(self._log.send(key, value))
         return futures
-
-    def flush(self, timeout: float = 30.0) -> None:
-        self._log.flush(timeout)
 
     def _on_record(self, raw_key: bytes | None, raw_value: bytes | None, _p: int, _o: int) -> None:
         try:

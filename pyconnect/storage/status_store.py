@@ -7,13 +7,12 @@ fenced out cannot overwrite what the current owner reported.
 from __future__ import annotations
 
 import logging
-import threading
 import time
 from dataclasses import dataclass
 
 import orjson
 
-from pyconnect.storage.log import Log
+from pyconnect.storage.log import Log, LogBackedStore
 
 log = logging.getLogger(__name__)
 
@@ -32,24 +31,14 @@ class Status:
                              "generation": self.generation})
 
 
-class StatusStore:
+class StatusStore(LogBackedStore):
     """Reads and writes `status-connector-<n>` and `status-task-<n>-<i>` records."""
 
     def __init__(self, log_: Log) -> None:
-        self._log = log_
-        self._lock = threading.Lock()
+        super().__init__(log_)
         self._connectors: dict[str, Status] = {}
         self._tasks: dict[tuple[str, int], Status] = {}
         self._topics: dict[str, set[str]] = {}
-
-    def start(self, timeout: float = 60.0) -> None:
-        self._log.start(self._on_record, timeout)
-
-    def stop(self) -> None:
-        self._log.stop()
-
-    def refresh(self, timeout: float = 30.0) -> None:
-        self._log.read_to_end(timeout)
 
     def put_connector(self, name: str, status: Status) -> None:
         self._log.send(f"status-connector-{name}".encode(), status.to_json())
@@ -74,9 +63,6 @@ class StatusStore:
     def topics(self, connector: str) -> set[str]:
         with self._lock:
             return set(self._topics.get(connector, ()))
-
-    def flush(self, timeout: float = 30.0) -> None:
-        self._log.flush(timeout)
 
     def connector(self, name: str) -> Status | None:
         with self._lock:
