@@ -32,7 +32,8 @@ def setup_logging(level: str = "INFO") -> None:
 class RestServer:
     """The worker's REST API on its listener, served by uvicorn on a background thread."""
 
-    def __init__(self, worker: Worker) -> None:
+    def __init__(self, worker: Worker, app: Any = None) -> None:
+        """Serve `app` (default: this worker's REST API) on the worker's listener."""
         import uvicorn
 
         from rest.app import create_app
@@ -45,8 +46,8 @@ class RestServer:
             files = tls_files(worker.config.raw)
             tls = {"ssl_certfile": files.certfile, "ssl_keyfile": files.keyfile or files.certfile,
                    "ssl_keyfile_password": files.password}
-        self.server = uvicorn.Server(uvicorn.Config(create_app(worker), host=listener.host, port=listener.port,
-                                                    log_level="warning", lifespan="off", **tls))
+        self.server = uvicorn.Server(uvicorn.Config(app or create_app(worker), host=listener.host,
+                                                    port=listener.port, log_level="warning", lifespan="off", **tls))
         # uvicorn installs no signal handlers outside the main thread; the worker owns SIGTERM/SIGINT.
         self.thread = threading.Thread(target=self.server.run, name="rest", daemon=True)
 
@@ -57,6 +58,55 @@ class RestServer:
     def stop(self) -> None:
         self.server.should_exit = True
         self.thread.join(5)
+
+
+def wait_for_signal() -> None:
+    stop = threading.Event()
+
+    def on_signal(signum: int, _frame: FrameType | None) -> None:
+        log.info("received signal %d, shutting down", signum)
+        stop.set()
+
+    signal.signal(signal.SIGTERM, on_signal)
+    signal.signal(signal.SIGINT, on_signal)
+    stop.wait()
+
+
+def run_mirror_maker(path: str, clusters: list[str] | None) -> int:
+    """Dedicated MirrorMaker 2: one herder per flow of the file, REST per flow under /{source}/{target}."""
+    from starlette.applications import Starlette
+    from starlette.routing import Mount
+
+    from connectors.mirror.maker import build_workers
+    from connectors.mirror.maker_config import load
+    from rest.app import create_app
+
+    try:
+        config = load(path, clusters)
+        listener = config.values.get("listeners", "http://:8083")
+        workers = build_workers(config, listener)
+    except ConfigFileError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    except KafkaClientError as exc:
+        print(f"error: {path}: {exc}", file=sys.stderr)
+        return 1
+    if not workers:
+        print(f"error: {path}: no flow to run (enable one with '<source>-><target>.enabled = true')", file=sys.stderr)
+        return 2
+    routes = [Mount(f"/{flow.source}/{flow.target}", app=create_app(w)) for flow, w in workers.items()]
+    if len(workers) == 1:
+        routes.append(Mount("/", app=create_app(next(iter(workers.values())))))
+    for flow, worker in workers.items():
+        worker.start()
+        log.info("herder %s started (group %s)", flow, worker.config.group_id)
+    rest = RestServer(next(iter(workers.values())), Starlette(routes=routes)).start()
+    log.info("REST API for %s under %s/<source>/<target>", ", ".join(map(str, workers)), listener)
+    wait_for_signal()
+    rest.stop()
+    for worker in workers.values():
+        worker.stop()
+    return 0
 
 
 def run_distributed(path: str) -> int:
@@ -72,17 +122,9 @@ def run_distributed(path: str) -> int:
         return 1
     worker.start()
     rest = RestServer(worker).start()
-    stop = threading.Event()
-
-    def on_signal(signum: int, _frame: FrameType | None) -> None:
-        log.info("received signal %d, shutting down", signum)
-        stop.set()
-
-    signal.signal(signal.SIGTERM, on_signal)
-    signal.signal(signal.SIGINT, on_signal)
     log.info("REST API listening on %s (advertised %s)", f"{config.listener.scheme}://{config.listener.host}:"
              f"{config.listener.port}", config.advertised_url)
-    stop.wait()
+    wait_for_signal()
     rest.stop()
     worker.stop()
     return 0
@@ -94,6 +136,9 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True)
     dist = sub.add_parser("distributed", help="run a distributed worker (like connect-distributed.sh)")
     dist.add_argument("worker_properties")
+    mm = sub.add_parser("mirror-maker", help="run MirrorMaker 2 from an mm2.properties file (dedicated mode)")
+    mm.add_argument("mm2_properties")
+    mm.add_argument("--clusters", nargs="+", help="only flows whose target is one of these aliases")
     demo = sub.add_parser("demo", help="run the demo on embedded local brokers")
     demo.add_argument("--duration", type=float, default=0, help="seconds to run (0: until Ctrl-C)")
     offsets_cli.add_parser(sub)
@@ -105,6 +150,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     setup_logging(args.log_level)
     if args.command == "distributed":
         return run_distributed(args.worker_properties)
+    if args.command == "mirror-maker":
+        return run_mirror_maker(args.mm2_properties, args.clusters)
     if args.command == "offsets":
         return offsets_cli.run(args)
     if args.command == "demo":
@@ -112,6 +159,16 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         return run_demo(args.duration)
     return 2
+
+
+def mirror_maker_main() -> int:
+    """`pyconnect-mirror-maker mm2.properties [--clusters B ...]`, shaped like connect-mirror-maker.sh."""
+    parser = argparse.ArgumentParser(prog="pyconnect-mirror-maker")
+    parser.add_argument("mm2_properties")
+    parser.add_argument("--clusters", nargs="+")
+    args = parser.parse_args()
+    setup_logging()
+    return run_mirror_maker(args.mm2_properties, args.clusters)
 
 
 def distributed_main() -> int:

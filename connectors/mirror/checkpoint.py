@@ -150,6 +150,10 @@ class MirrorCheckpointConnector(SourceConnector):
     def start(self, config: Mapping[str, str]) -> None:
         self.cfg = MirrorConfig(CHECKPOINT, config)
         self.raw = dict(config)
+        self._groups: list[str] = []
+        self._stop = threading.Event()
+        if not self.cfg["enabled"] or not self.cfg["emit.checkpoints.enabled"]:
+            return  # a heartbeat-only flow in dedicated mode: nothing to create or list
         self.selector = _selector(self.cfg)
         self.group_filter = GroupFilter(self.cfg["groups"], self.cfg["groups.exclude"])
         self.source_admin = Admin(self.cfg.client("source", "admin"))
@@ -158,7 +162,6 @@ class MirrorCheckpointConnector(SourceConnector):
             int(self.cfg["checkpoints.topic.replication.factor"]), {"cleanup.policy": "compact"}),
             exact_partitions=True)
         self._groups = self._find_groups()
-        self._stop = threading.Event()
         if self.cfg["refresh.groups.enabled"]:
             threading.Thread(target=self._refresh, name="mirror-checkpoint-groups", daemon=True).start()
 

@@ -93,8 +93,10 @@ class Worker:
     """One member of a Connect cluster."""
 
     def __init__(self, config: WorkerConfig, plugins: PluginRegistry = registry,
-                 log_factory: LogFactory | None = None) -> None:
+                 log_factory: LogFactory | None = None,
+                 leader_duty: Callable[[Worker], None] | None = None) -> None:
         self.config = config
+        self.leader_duty = leader_duty  # e.g. MirrorMaker's: keep the flow's connector configs as the file says
         self.plugins = plugins
         self.worker_id = config.worker_id
         self.url = config.advertised_url
@@ -174,6 +176,8 @@ class Worker:
                     next_sync = now + self.membership.heartbeat_interval / 2
                 self.membership.maybe_claim()
                 if self.membership.is_leader():
+                    if self.leader_duty is not None:
+                        self.leader_duty(self)
                     self._rebalance_if_needed()
                 self._reconcile()
             except Exception:

@@ -1,0 +1,99 @@
+"""Dedicated mode: an Apache-style mm2.properties runs unchanged; REST per flow; bad files."""
+
+from __future__ import annotations
+
+import signal
+import subprocess
+import sys
+import uuid
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from tests.harness.brokers import Broker, free_port
+from tests.harness.kafka_io import create_topic, produce_many, read_to_end
+from tests.harness.workers import REPO, wait_for
+
+
+def mm2_file(path: Path, a: Broker, b: Broker, port: int, topic_prefix: str) -> Path:
+    quirks = "".join(f"{alias}.{k}={v}\n" for alias, broker in (("A", a), ("B", b))
+                     for k, v in broker.client_overrides.items())
+    path.write_text(f"""# like Apache's config/connect-mirror-maker.properties
+clusters = A, B
+A.bootstrap.servers = {a.bootstrap}
+B.bootstrap.servers = {b.bootstrap}
+A->B.enabled = true
+A->B.topics = {topic_prefix}.*
+B->A.enabled = false
+replication.factor=1
+checkpoints.topic.replication.factor=1
+heartbeats.topic.replication.factor=1
+offset-syncs.topic.replication.factor=1
+offset.storage.replication.factor=1
+status.storage.replication.factor=1
+config.storage.replication.factor=1
+refresh.topics.interval.seconds=2
+emit.checkpoints.interval.seconds=1
+offset.flush.interval.ms=1000
+listeners=http://127.0.0.1:{port}
+{quirks}""")
+    return path
+
+
+def topics(bootstrap: str) -> set[str]:
+    from confluent_kafka.admin import AdminClient
+
+    return set(AdminClient({"bootstrap.servers": bootstrap}).list_topics(timeout=10).topics)
+
+
+def test_apache_style_file_runs_unchanged(tmp_path: Path, broker: Broker, broker_b: Broker) -> None:
+    prefix = f"topic{uuid.uuid4().hex[:6]}"
+    create_topic(broker.bootstrap, f"{prefix}1", 2)
+    produce_many(broker.bootstrap, f"{prefix}1", 500, 2)
+    port = free_port()
+    path = mm2_file(tmp_path / "mm2.properties", broker, broker_b, port, prefix)
+    log = open(tmp_path / "mm.log", "wb")  # noqa: SIM115 - owned by the child
+    proc = subprocess.Popen([sys.executable, "-m", "pyconnect", "mirror-maker", str(path)], cwd=REPO, stdout=log,
+                            stderr=subprocess.STDOUT)
+    try:
+        wait_for(lambda: len(read_to_end(broker_b.bootstrap, f"A.{prefix}1")) == 500, 90, f"A.{prefix}1 on B")
+        wait_for(lambda: {"heartbeats", "A.checkpoints.internal", "mm2-offsets.A.internal",
+                          "mm2-status.A.internal", "mm2-configs.A.internal"} <= topics(broker_b.bootstrap), 30,
+                 "MM2's internal topics on B")
+        assert "mm2-offset-syncs.B.internal" in topics(broker.bootstrap)
+        base = f"http://127.0.0.1:{port}/A/B"
+        names = httpx.get(f"{base}/connectors", timeout=10).json()
+        assert sorted(names) == ["MirrorCheckpointConnector", "MirrorHeartbeatConnector", "MirrorSourceConnector"]
+
+        def source_state() -> str:
+            r = httpx.get(f"{base}/connectors/MirrorSourceConnector/status", timeout=10)
+            st: dict[str, Any] = r.json() if r.status_code == 200 else {}
+            tasks = ",".join(t["state"] for t in st.get("tasks", []))
+            return f"{st.get('connector', {}).get('state', '')}/{tasks}"
+
+        wait_for(lambda: source_state().startswith("RUNNING/RUNNING"), 30, "source running")
+        assert httpx.put(f"{base}/connectors/MirrorSourceConnector/pause", timeout=10).status_code == 202
+        wait_for(lambda: "RUNNING" not in source_state() and "PAUSED" in source_state(), 10, "paused")
+        assert httpx.put(f"{base}/connectors/MirrorSourceConnector/resume", timeout=10).status_code == 202
+        wait_for(lambda: source_state().startswith("RUNNING/RUNNING"), 10, "resumed")
+        assert httpx.get(f"http://127.0.0.1:{port}/B/A/connectors", timeout=10).status_code == 200, "B->A herder"
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(30) == 0
+
+
+def test_bad_files_exit_with_one_line(tmp_path: Path, broker: Broker, broker_b: Broker) -> None:
+    good = mm2_file(tmp_path / "good.properties", broker, broker_b, free_port(), "x").read_text()
+    for name, text, expected in (
+            ("alias", good + "A->C.enabled = true\n", "A->C.enabled: unknown cluster alias 'C'"),
+            ("regex", good + "A->B.groups = (\n", "A->B.groups: invalid regular expression"),
+            ("bootstrap", good.replace("clusters = A, B", "clusters = A, B, C"), "C.bootstrap.servers"),
+            ("malformed", good + "justaword\n", "justaword: malformed line")):
+        path = tmp_path / f"{name}.properties"
+        path.write_text(text)
+        proc = subprocess.run([sys.executable, "-m", "pyconnect", "mirror-maker", str(path)], cwd=REPO,
+                              capture_output=True, text=True, timeout=60)
+        errors = [line for line in proc.stderr.splitlines() if line.startswith("error:")]
+        assert proc.returncode != 0 and len(errors) == 1, (name, proc.stderr[-1000:])
+        assert errors[0].startswith(f"error: {path}:") and expected in errors[0], errors[0]
