@@ -83,4 +83,4 @@ def test_unknown_connector_class_fails_only_that_connector(cluster_factory: Any,
         status(w, "ghost")), 30, "ghost FAILED")
     assert "Failed to find any class that implements Connector" in st["connector"]["trace"]
     assert "com.example.MissingConnector" in st["connector"]["trace"]
-    assert all_running(w, "good", 1)
+    wait_for(lambda: all_running(w, "good", 1), 30, "the good connector unaffected")
