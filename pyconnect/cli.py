@@ -72,7 +72,7 @@ def wait_for_signal() -> None:
     stop.wait()
 
 
-def run_mirror_maker(path: str, clusters: list[str] | None) -> int:
+def run_mirror_maker(path: str, clusters: list[str] | None, listeners: str | None = None) -> int:
     """Dedicated MirrorMaker 2: one herder per flow of the file, REST per flow under /{source}/{target}."""
     from starlette.applications import Starlette
     from starlette.routing import Mount
@@ -83,7 +83,7 @@ def run_mirror_maker(path: str, clusters: list[str] | None) -> int:
 
     try:
         config = load(path, clusters)
-        listener = config.values.get("listeners", "http://:8083")
+        listener = listeners or config.values.get("listeners", "http://:8083")
         workers = build_workers(config, listener)
     except ConfigFileError as exc:
         print(f"error: {exc}", file=sys.stderr)
@@ -139,6 +139,7 @@ def build_parser() -> argparse.ArgumentParser:
     mm = sub.add_parser("mirror-maker", help="run MirrorMaker 2 from an mm2.properties file (dedicated mode)")
     mm.add_argument("mm2_properties")
     mm.add_argument("--clusters", nargs="+", help="only flows whose target is one of these aliases")
+    mm.add_argument("--listeners", help="REST listener of this process (overrides the file's `listeners`)")
     demo = sub.add_parser("demo", help="run the demo on embedded local brokers")
     demo.add_argument("--duration", type=float, default=0, help="seconds to run (0: until Ctrl-C)")
     offsets_cli.add_parser(sub)
@@ -151,7 +152,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command == "distributed":
         return run_distributed(args.worker_properties)
     if args.command == "mirror-maker":
-        return run_mirror_maker(args.mm2_properties, args.clusters)
+        return run_mirror_maker(args.mm2_properties, args.clusters, args.listeners)
     if args.command == "offsets":
         return offsets_cli.run(args)
     if args.command == "demo":
@@ -166,9 +167,10 @@ def mirror_maker_main() -> int:
     parser = argparse.ArgumentParser(prog="pyconnect-mirror-maker")
     parser.add_argument("mm2_properties")
     parser.add_argument("--clusters", nargs="+")
+    parser.add_argument("--listeners")
     args = parser.parse_args()
     setup_logging()
-    return run_mirror_maker(args.mm2_properties, args.clusters)
+    return run_mirror_maker(args.mm2_properties, args.clusters, args.listeners)
 
 
 def distributed_main() -> int:

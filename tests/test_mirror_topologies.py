@@ -1,0 +1,129 @@
+"""Seed topologies in dedicated mode: active/active over three clusters; two processes sharing a flow."""
+
+from __future__ import annotations
+
+import collections
+import re
+import signal
+import subprocess
+import sys
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from pyconnect.testing.brokers import Broker, start_tansu
+from tests.harness.brokers import free_port
+from tests.harness.kafka_io import create_topic, produce_many, read_to_end
+from tests.harness.workers import REPO, wait_for
+from tests.test_mirror_maker import topics
+
+COMMON = """replication.factor=1
+checkpoints.topic.replication.factor=1
+heartbeats.topic.replication.factor=1
+offset-syncs.topic.replication.factor=1
+offset.storage.replication.factor=1
+status.storage.replication.factor=1
+config.storage.replication.factor=1
+refresh.topics.interval.seconds=2
+offset.flush.interval.ms=1000
+"""
+
+
+@pytest.fixture
+def broker_c() -> Iterator[Broker]:
+    c = start_tansu("C")
+    yield c
+    c.stop()
+
+
+def quirks(named: dict[str, Broker]) -> str:
+    return "".join(f"{alias}.{k}={v}\n" for alias, b in named.items() for k, v in b.client_overrides.items())
+
+
+class MirrorMakerProcess:
+    def __init__(self, path: Path, log: Path, *extra: str) -> None:
+        self.port = free_port()
+        self.log = open(log, "ab")  # noqa: SIM115 - owned by the child
+        self.proc = subprocess.Popen([sys.executable, "-m", "pyconnect", "mirror-maker", str(path), "--listeners",
+                                      f"http://127.0.0.1:{self.port}", *extra], cwd=REPO, stdout=self.log,
+                                     stderr=subprocess.STDOUT)
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(30)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+
+
+def matching(bootstrap: str, pattern: str) -> list[bytes]:
+    """What a consumer of `pattern` (e.g. `.*TOPIC1`) reads on this cluster: every matching topic."""
+    out: list[bytes] = []
+    for topic in sorted(t for t in topics(bootstrap) if re.fullmatch(pattern, t)):
+        out += [r[3] or b"" for r in read_to_end(bootstrap, topic)]
+    return out
+
+
+def test_active_active_three_clusters(tmp_path: Path, broker: Broker, broker_b: Broker, broker_c: Broker) -> None:
+    t = f"TOPIC1x{uuid.uuid4().hex[:6]}"
+    named = {"A": broker, "B": broker_b, "C": broker_c}
+    flows = "".join(f"{s}->{d}.enabled = true\n" for s in named for d in named if s != d)
+    path = tmp_path / "active-active.properties"
+    path.write_text("clusters = A, B, C\n" + "".join(f"{a}.bootstrap.servers = {b.bootstrap}\n"
+                                                     for a, b in named.items())
+                    + flows + f"topics = {t}\nemit.heartbeats.enabled = false\n" + COMMON + quirks(named))
+    for i, b in enumerate(named.values()):
+        create_topic(b.bootstrap, t, 1)
+        produce_many(b.bootstrap, t, 200, 1, start=1000 * i)  # distinct values per cluster
+    mm = MirrorMakerProcess(path, tmp_path / "mm.log")
+    try:
+        for alias, b in named.items():
+            others = [o for o in named if o != alias]
+            wait_for(lambda b=b, others=others: all(len(read_to_end(b.bootstrap, f"{o}.{t}")) == 200 for o in others),
+                     120, f"remote copies on {alias}")
+        for alias, b in named.items():
+            names = {n for n in topics(b.bootstrap) if n.endswith(t)}
+            assert names == {t} | {f"{o}.{t}" for o in named if o != alias}, (alias, names)
+            # A `.*TOPIC1` consumer receives every record produced anywhere, exactly once.
+            got = collections.Counter(matching(b.bootstrap, f".*{t}"))
+            expected = {f"{t}:{1000 * i + n}".encode() for i in range(3) for n in range(200)}
+            assert set(got) == expected and max(got.values()) == 1, alias
+    finally:
+        mm.stop()
+
+
+def test_two_processes_share_a_flow_and_survive_a_kill(tmp_path: Path, broker: Broker, broker_b: Broker) -> None:
+    t = f"shared{uuid.uuid4().hex[:6]}"
+    create_topic(broker.bootstrap, t, 4)
+    produce_many(broker.bootstrap, t, 4000, 4)
+    named = {"A": broker, "B": broker_b}
+    path = tmp_path / "dr.properties"
+    path.write_text("clusters = A, B\n" + "".join(f"{a}.bootstrap.servers = {b.bootstrap}\n"
+                                                  for a, b in named.items())
+                    + f"A->B.enabled = true\nA->B.topics = {t}\nA->B.tasks.max = 2\nemit.heartbeats.enabled = false\n"
+                    + COMMON + quirks(named))
+    first, second = MirrorMakerProcess(path, tmp_path / "mm1.log"), MirrorMakerProcess(path, tmp_path / "mm2.log")
+    try:
+        import httpx
+
+        def spread() -> set[str]:
+            r = httpx.get(f"http://127.0.0.1:{first.port}/A/B/connectors/MirrorSourceConnector/status", timeout=10)
+            return {task["worker_id"] for task in r.json().get("tasks", [])} if r.status_code == 200 else set()
+
+        wait_for(lambda: len(spread()) == 2, 90, "the two source tasks on the two processes")
+        wait_for(lambda: len(read_to_end(broker_b.bootstrap, f"A.{t}")) >= 4000, 60, "first batch copied")
+        second.proc.kill()
+        produce_many(broker.bootstrap, t, 4000, 4, start=4000)
+        wait_for(lambda: spread() == {f"127.0.0.1:{first.port}"}, 60, "both tasks on the survivor")
+        def missing() -> list[int]:
+            values = {r[3] for r in read_to_end(broker_b.bootstrap, f"A.{t}")}
+            return [i for i in range(8000) if f"{t}:{i}".encode() not in values]
+
+        # Duplicates are allowed (the killed process's uncommitted window); losses are not.
+        wait_for(lambda: not missing(), 90, "every record copied after the kill")
+    finally:
+        first.stop()
+        second.stop()
