@@ -9,7 +9,6 @@ import sys
 import threading
 from collections.abc import Sequence
 from types import FrameType
-from typing import Any
 
 from pyconnect import offsets_cli
 from pyconnect.config.properties import ConfigFileError, load_properties
@@ -29,37 +28,6 @@ def setup_logging(level: str = "INFO") -> None:
     logging.getLogger("librdkafka").setLevel(max(logging.WARNING, logging.getLogger().level))
 
 
-class RestServer:
-    """The worker's REST API on its listener, served by uvicorn on a background thread."""
-
-    def __init__(self, worker: Worker, app: Any = None) -> None:
-        """Serve `app` (default: this worker's REST API) on the worker's listener."""
-        import uvicorn
-
-        from rest.app import create_app
-
-        listener = worker.config.listener
-        tls: dict[str, Any] = {}
-        if listener.scheme == "https":
-            from rest.security import tls_files
-
-            files = tls_files(worker.config.raw)
-            tls = {"ssl_certfile": files.certfile, "ssl_keyfile": files.keyfile or files.certfile,
-                   "ssl_keyfile_password": files.password}
-        self.server = uvicorn.Server(uvicorn.Config(app or create_app(worker), host=listener.host,
-                                                    port=listener.port, log_level="warning", lifespan="off", **tls))
-        # uvicorn installs no signal handlers outside the main thread; the worker owns SIGTERM/SIGINT.
-        self.thread = threading.Thread(target=self.server.run, name="rest", daemon=True)
-
-    def start(self) -> RestServer:
-        self.thread.start()
-        return self
-
-    def stop(self) -> None:
-        self.server.should_exit = True
-        self.thread.join(5)
-
-
 def wait_for_signal() -> None:
     stop = threading.Event()
 
@@ -74,38 +42,23 @@ def wait_for_signal() -> None:
 
 def run_mirror_maker(path: str, clusters: list[str] | None, listeners: str | None = None) -> int:
     """Dedicated MirrorMaker 2: one herder per flow of the file, REST per flow under /{source}/{target}."""
-    from starlette.applications import Starlette
-    from starlette.routing import Mount
-
-    from connectors.mirror.maker import build_workers
+    from connectors.mirror.maker import MirrorMaker
     from connectors.mirror.maker_config import load
-    from rest.app import create_app
 
     try:
-        config = load(path, clusters)
-        listener = listeners or config.values.get("listeners", "http://:8083")
-        workers = build_workers(config, listener)
+        maker = MirrorMaker(load(path, clusters), listeners)
     except ConfigFileError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     except KafkaClientError as exc:
         print(f"error: {path}: {exc}", file=sys.stderr)
         return 1
-    if not workers:
-        print(f"error: {path}: no flow to run (enable one with '<source>-><target>.enabled = true')", file=sys.stderr)
+    except ValueError as exc:
+        print(f"error: {path}: {exc}", file=sys.stderr)
         return 2
-    routes = [Mount(f"/{flow.source}/{flow.target}", app=create_app(w)) for flow, w in workers.items()]
-    if len(workers) == 1:
-        routes.append(Mount("/", app=create_app(next(iter(workers.values())))))
-    for flow, worker in workers.items():
-        worker.start()
-        log.info("herder %s started (group %s)", flow, worker.config.group_id)
-    rest = RestServer(next(iter(workers.values())), Starlette(routes=routes)).start()
-    log.info("REST API for %s under %s/<source>/<target>", ", ".join(map(str, workers)), listener)
+    maker.start()
     wait_for_signal()
-    rest.stop()
-    for worker in workers.values():
-        worker.stop()
+    maker.stop()
     return 0
 
 
@@ -120,6 +73,8 @@ def run_distributed(path: str) -> int:
     except KafkaClientError as exc:
         print(f"error: {path}: {exc}", file=sys.stderr)
         return 1
+    from rest.server import RestServer
+
     worker.start()
     rest = RestServer(worker).start()
     log.info("REST API listening on %s (advertised %s)", f"{config.listener.scheme}://{config.listener.host}:"

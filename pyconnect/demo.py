@@ -1,46 +1,63 @@
-"""`pyconnect demo`: a two-worker cluster on an embedded local broker, with live progress.
+"""`pyconnect demo`: MirrorMaker 2 between two embedded local brokers, with live progress.
 
-Starts a broker process on loopback, two workers (in this process) with their REST APIs, creates
-a SequenceSource connector with four tasks, shows records/s and where each task runs, kills
-nothing and cleans everything up on Ctrl-C or after `--duration` seconds.
+Starts two Kafka-protocol brokers on loopback (A and B), runs the mirror maker from
+examples/demo.properties (A -> B for `orders` and `payments`), produces sample traffic on A and
+shows, per topic, records produced, replicated (committed by the source connector), rate and lag.
+Stops cleanly on Ctrl-C or after `--duration` seconds.
 """
 
 from __future__ import annotations
 
+import os
 import signal
 import sys
-import tempfile
 import threading
 import time
 from pathlib import Path
 from types import FrameType
+from typing import TextIO
 
 import httpx
 
 from pyconnect.config.properties import parse_properties
-from pyconnect.config.worker import load_worker_config
-from pyconnect.runtime.worker import Worker
-from pyconnect.testing.brokers import free_port, start_broker
+from pyconnect.kafka.admin import Admin, TopicSpec
+from pyconnect.kafka.clients import new_producer, produce
+from pyconnect.kafka.config import to_librdkafka
+from pyconnect.testing.brokers import Broker, free_port, start_broker
+
+EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "demo.properties"
+TOPICS = ("orders", "payments")
+RATE = 400  # records/s per topic
 
 
-def _worker_properties(bootstrap: str, port: int, overrides: dict[str, str]) -> str:
-    lines = {
-        "bootstrap.servers": bootstrap, "group.id": "demo-cluster",
-        "config.storage.topic": "connect-configs", "offset.storage.topic": "connect-offsets",
-        "status.storage.topic": "connect-status", "config.storage.replication.factor": "1",
-        "offset.storage.replication.factor": "1", "status.storage.replication.factor": "1",
-        "offset.flush.interval.ms": "2000", "listeners": f"http://127.0.0.1:{port}", **overrides,
-    }
-    return "".join(f"{k}={v}\n" for k, v in lines.items())
+def _traffic(broker: Broker, stop: threading.Event, produced: dict[str, int]) -> None:
+    producer = new_producer(to_librdkafka({"bootstrap.servers": broker.bootstrap, **broker.client_overrides},
+                                          "producer"))
+    started, n = time.monotonic(), 0
+    while not stop.is_set():
+        due = int((time.monotonic() - started) * RATE)
+        for i in range(n, due):
+            for topic in TOPICS:
+                produce(producer, topic, f'{{"id": {i}, "topic": "{topic}"}}'.encode(), key=b"%d" % i)
+                produced[topic] += 1
+        n = max(n, due)
+        producer.poll(0.05)
+    producer.flush(10)
 
 
-def run_demo(duration: float = 0.0) -> int:
-    from pyconnect.cli import RestServer
+def _replicated(url: str) -> dict[str, int]:
+    r = httpx.get(f"{url}/A/B/connectors/MirrorSourceConnector/offsets", timeout=10)
+    out = dict.fromkeys(TOPICS, 0)
+    if r.status_code == 200:
+        for entry in r.json()["offsets"]:
+            out[entry["partition"]["topic"]] = out.get(entry["partition"]["topic"], 0) + entry["offset"]["offset"] + 1
+    return out
 
-    out = sys.stdout
-    print("starting an embedded Kafka-protocol broker on loopback ...", file=out)
-    broker = start_broker("demo")
-    workers: list[tuple[Worker, RestServer]] = []
+
+def run_demo(duration: float = 0.0, out: TextIO = sys.stdout) -> int:
+    from connectors.mirror.maker import MirrorMaker
+    from connectors.mirror.maker_config import MirrorMakerConfig
+
     stop = threading.Event()
 
     def on_signal(_signum: int, _frame: FrameType | None) -> None:
@@ -48,60 +65,49 @@ def run_demo(duration: float = 0.0) -> int:
 
     signal.signal(signal.SIGINT, on_signal)
     signal.signal(signal.SIGTERM, on_signal)
+    print("starting two embedded Kafka-protocol brokers (A and B) on loopback ...", file=out)
+    a, b = start_broker("A"), start_broker("B")
+    maker = None
+    traffic = None
     try:
-        tmp = Path(tempfile.mkdtemp(prefix="pyconnect-demo-"))
-        for i in range(2):
-            port = free_port()
-            path = tmp / f"worker-{i}.properties"
-            path.write_text(_worker_properties(broker.bootstrap, port, broker.client_overrides))
-            worker = Worker(load_worker_config(parse_properties(path.read_text(), str(path))))
-            worker.start()
-            workers.append((worker, RestServer(worker).start()))
-        rest = workers[0][0].url
-        _wait_rest(rest)
-        body = {"name": "demo-sequence", "config": {"connector.class": "SequenceSourceConnector",
-                                                    "topic": "demo-events", "tasks.max": "4", "rate": "250"}}
-        r = httpx.post(rest + "/connectors", json=body, timeout=30)
-        r.raise_for_status()
-        print(f"broker: {broker.bootstrap}   REST API: {rest} and {workers[1][0].url}", file=out)
-        print(f"try:  curl -s {rest}/connectors/demo-sequence/status", file=out)
-        _progress(rest, stop, duration, out)
+        os.environ["DEMO_A_BOOTSTRAP"], os.environ["DEMO_B_BOOTSTRAP"] = a.bootstrap, b.bootstrap
+        # The local test brokers need their client settings (pyconnect/testing/brokers.py).
+        quirks = "".join(f"{alias}.{k}={v}\n" for alias, broker in (("A", a), ("B", b))
+                         for k, v in broker.client_overrides.items())
+        text = EXAMPLE.read_text() + quirks
+        admin = Admin({"bootstrap.servers": a.bootstrap})
+        for topic in TOPICS:
+            admin.create_topic(TopicSpec(topic, 3, 1, {}))
+        url = f"http://127.0.0.1:{free_port()}"
+        maker = MirrorMaker(MirrorMakerConfig(parse_properties(text, str(EXAMPLE))), url)
+        maker.start()
+        produced = dict.fromkeys(TOPICS, 0)
+        traffic = threading.Thread(target=_traffic, args=(a, stop, produced), daemon=True)
+        traffic.start()
+        print(f"mirror maker running {EXAMPLE.name}: A ({a.bootstrap}) -> B ({b.bootstrap})", file=out)
+        print(f"REST API: {url}/A/B/connectors   e.g.  curl -s {url}/A/B/connectors/MirrorSourceConnector/status",
+              file=out)
+        started, last, last_t = time.monotonic(), dict.fromkeys(TOPICS, 0), time.monotonic()
+        while not stop.wait(1.0):
+            now = time.monotonic()
+            done = _replicated(url)
+            cells = []
+            for topic in TOPICS:
+                rate = (done[topic] - last[topic]) / (now - last_t)
+                lag = produced[topic] - done[topic]
+                cells.append(f"{topic}: {done[topic]:>7,} replicated {rate:6.0f}/s lag {lag:>5,}")
+            last, last_t = done, now
+            print(f"\r[{now - started:5.0f}s] " + "  |  ".join(cells), end="", file=out, flush=True)
+            if duration and now - started >= duration:
+                break
     finally:
+        stop.set()
         print("\nshutting down ...", file=out)
-        for worker, server in workers:
-            server.stop()
-            worker.stop()
-        broker.stop()
+        if traffic is not None:
+            traffic.join(10)
+        if maker is not None:
+            maker.stop()
+        a.stop()
+        b.stop()
     print("demo finished cleanly", file=out)
     return 0
-
-
-def _wait_rest(url: str, timeout: float = 30.0) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        try:
-            if httpx.get(url + "/", timeout=2).status_code == 200:
-                return
-        except httpx.HTTPError:
-            pass
-        time.sleep(0.1)
-    raise RuntimeError(f"REST API at {url} did not come up")
-
-
-def _progress(rest: str, stop: threading.Event, duration: float, out: object) -> None:
-    started = time.monotonic()
-    last_total, last_time = 0, started
-    while not stop.wait(1.0):
-        now = time.monotonic()
-        status = httpx.get(f"{rest}/connectors/demo-sequence/status", timeout=10).json()
-        offsets = httpx.get(f"{rest}/connectors/demo-sequence/offsets", timeout=10).json()["offsets"]
-        total = sum(o["offset"]["seq"] + 1 for o in offsets)
-        rate = (total - last_total) / (now - last_time)
-        last_total, last_time = total, now
-        placement = " ".join(f"t{t['id']}@{t['worker_id'].rsplit(':', 1)[1]}:{t['state'][:3]}"
-                             for t in status.get("tasks", []))
-        line = (f"\r[{now - started:5.0f}s] committed {total:>8,} records  {rate:7.0f} rec/s  "
-                f"tasks: {placement}")
-        print(line, end="", file=out, flush=True)  # type: ignore[call-overload]
-        if duration and now - started >= duration:
-            break

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 
@@ -9,9 +10,10 @@ from tests.harness.workers import REPO
 
 
 def test_demo_runs_and_exits_zero() -> None:
-    proc = subprocess.run([sys.executable, "-m", "pyconnect", "demo", "--duration", "4"], cwd=REPO,
+    proc = subprocess.run([sys.executable, "-m", "pyconnect", "demo", "--duration", "8"], cwd=REPO,
                           capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr[-2000:]
-    assert "REST API: http://127.0.0.1:" in proc.stdout
-    assert "RUN" in proc.stdout and "committed" in proc.stdout
+    assert "REST API: http://127.0.0.1:" in proc.stdout and "/A/B/connectors" in proc.stdout
+    replicated = [int(n.replace(",", "")) for n in re.findall(r"orders: +([\d,]+) replicated", proc.stdout)]
+    assert replicated and replicated[-1] > 0, proc.stdout[-2000:]
     assert "demo finished cleanly" in proc.stdout

@@ -16,6 +16,8 @@ from connectors.mirror.maker_config import CONNECTORS, Flow, MirrorMakerConfig, 
 from pyconnect.config.properties import Properties
 from pyconnect.config.worker import WorkerConfig
 from pyconnect.runtime.worker import Worker
+from rest.app import create_app
+from rest.server import RestServer
 
 log = logging.getLogger(__name__)
 
@@ -35,6 +37,37 @@ class FlowHerder:
                 log.info("[%s] writing %s config from the file: %s", self.flow, name, redacted(config))
                 worker.configs.put_connector_config(name, config)
                 self._written[name] = config
+
+
+class MirrorMaker:
+    """All herders of one process plus the REST server that exposes them."""
+
+    def __init__(self, config: MirrorMakerConfig, listeners: str | None = None) -> None:
+        self.config = config
+        self.listener = listeners or config.values.get("listeners", "http://:8083")
+        self.workers = build_workers(config, self.listener)
+        if not self.workers:
+            raise ValueError("no flow to run (enable one with '<source>-><target>.enabled = true')")
+        self.rest: RestServer | None = None
+
+    def start(self) -> None:
+        from starlette.applications import Starlette
+        from starlette.routing import Mount
+
+        routes = [Mount(f"/{flow.source}/{flow.target}", app=create_app(w)) for flow, w in self.workers.items()]
+        if len(self.workers) == 1:
+            routes.append(Mount("/", app=create_app(next(iter(self.workers.values())))))
+        for flow, worker in self.workers.items():
+            worker.start()
+            log.info("herder %s started (group %s)", flow, worker.config.group_id)
+        self.rest = RestServer(next(iter(self.workers.values())), Starlette(routes=routes)).start()
+        log.info("REST API for %s under %s/<source>/<target>", ", ".join(map(str, self.workers)), self.listener)
+
+    def stop(self) -> None:
+        if self.rest is not None:
+            self.rest.stop()
+        for worker in self.workers.values():
+            worker.stop()
 
 
 def build_workers(config: MirrorMakerConfig, listener: str) -> dict[Flow, Worker]:

@@ -1,0 +1,39 @@
+"""Serving a worker's REST API (or a composed app) with uvicorn on a background thread."""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+from pyconnect.runtime.worker import Worker
+
+
+class RestServer:
+    """The worker's REST API on its listener, served by uvicorn on a background thread."""
+
+    def __init__(self, worker: Worker, app: Any = None) -> None:
+        """Serve `app` (default: this worker's REST API) on the worker's listener."""
+        import uvicorn
+
+        from rest.app import create_app
+
+        listener = worker.config.listener
+        tls: dict[str, Any] = {}
+        if listener.scheme == "https":
+            from rest.security import tls_files
+
+            files = tls_files(worker.config.raw)
+            tls = {"ssl_certfile": files.certfile, "ssl_keyfile": files.keyfile or files.certfile,
+                   "ssl_keyfile_password": files.password}
+        self.server = uvicorn.Server(uvicorn.Config(app or create_app(worker), host=listener.host,
+                                                    port=listener.port, log_level="warning", lifespan="off", **tls))
+        # uvicorn installs no signal handlers outside the main thread; the worker owns SIGTERM/SIGINT.
+        self.thread = threading.Thread(target=self.server.run, name="rest", daemon=True)
+
+    def start(self) -> RestServer:
+        self.thread.start()
+        return self
+
+    def stop(self) -> None:
+        self.server.should_exit = True
+        self.thread.join(5)
