@@ -127,3 +127,73 @@ def test_two_processes_share_a_flow_and_survive_a_kill(tmp_path: Path, broker: B
     finally:
         first.stop()
         second.stop()
+
+
+@pytest.fixture
+def broker_d() -> Iterator[Broker]:
+    d = start_tansu("D")
+    yield d
+    d.stop()
+
+
+def test_fan_out_and_aggregation(tmp_path: Path, broker: Broker, broker_b: Broker, broker_c: Broker,
+                                 broker_d: Broker) -> None:
+    """One file, four clusters: A fans out to B, C and D; B, C and D aggregate into A."""
+    uid = uuid.uuid4().hex[:6]
+    fan, agg = f"fan{uid}", f"agg{uid}"
+    named = {"A": broker, "B": broker_b, "C": broker_c, "D": broker_d}
+    flows = "".join(f"A->{x}.enabled = true\nA->{x}.topics = {fan}\n{x}->A.enabled = true\n{x}->A.topics = {agg}\n"
+                    for x in "BCD")
+    path = tmp_path / "fan.properties"
+    path.write_text("clusters = A, B, C, D\n" + "".join(f"{a}.bootstrap.servers = {b.bootstrap}\n"
+                                                        for a, b in named.items())
+                    + flows + "emit.heartbeats.enabled = false\n" + COMMON + quirks(named))
+    create_topic(broker.bootstrap, fan, 2)
+    produce_many(broker.bootstrap, fan, 300, 2)
+    for i, x in enumerate("BCD"):
+        create_topic(named[x].bootstrap, agg, 1)
+        produce_many(named[x].bootstrap, agg, 100, 1, start=1000 * i)
+    mm = MirrorMakerProcess(path, tmp_path / "mm.log")
+    try:
+        fan_values = {f"{fan}:{n}".encode() for n in range(300)}
+        for x in "BCD":  # fan-out: every target has every record
+            wait_for(lambda x=x: {r[3] for r in read_to_end(named[x].bootstrap, f"A.{fan}")} == fan_values, 120,
+                     f"A.{fan} on {x}")
+        for i, x in enumerate("BCD"):  # aggregation: A has each region's records under its prefix
+            wanted = {f"{agg}:{1000 * i + n}".encode() for n in range(100)}
+            wait_for(lambda x=x, wanted=wanted: {r[3] for r in read_to_end(broker.bootstrap, f"{x}.{agg}")} == wanted,
+                     120, f"{x}.{agg} on A")
+        assert len(matching(broker.bootstrap, f".*{agg}")) >= 300
+    finally:
+        mm.stop()
+
+
+def test_secrets_from_config_providers_never_logged(tmp_path: Path, broker: Broker, broker_b: Broker) -> None:
+    secret = f"s3cret-{uuid.uuid4().hex}"
+    topic = f"sec{uuid.uuid4().hex[:6]}"
+    create_topic(broker.bootstrap, topic, 1)
+    secrets = tmp_path / "secrets.properties"
+    secrets.write_text(f"password={secret}\n")
+    named = {"A": broker, "B": broker_b}
+    path = tmp_path / "secure.properties"
+    # The clusters here accept plaintext; the SASL settings still travel through every layer.
+    path.write_text("clusters = A, B\n" + "".join(f"{a}.bootstrap.servers = {b.bootstrap}\n"
+                                                  for a, b in named.items())
+                    + f"A->B.enabled = true\nA->B.topics = {topic}\nB->A.enabled = false\n"
+                    + 'A.sasl.mechanism = SCRAM-SHA-512\nA.sasl.jaas.config = org.apache.kafka.common.security.scram.'
+                    + f'ScramLoginModule required username="mm2" password="${{file:{secrets}:password}}";\n'
+                    + COMMON + quirks(named))
+    mm = MirrorMakerProcess(path, tmp_path / "mm.log")
+    try:
+        import httpx
+
+        base = f"http://127.0.0.1:{mm.port}/A/B/connectors/MirrorSourceConnector"
+        wait_for(lambda: httpx.get(f"{base}/config", timeout=5).status_code == 200, 60, "connector configured")
+        config = httpx.get(f"{base}/config", timeout=5).json()
+        assert secret not in str(config), "stored configs keep the placeholder (as Connect does)"
+        assert f"${{file:{secrets}:password}}" in config["source.cluster.sasl.jaas.config"]
+        tasks = wait_for(lambda: httpx.get(f"{base}/tasks", timeout=5).json(), 60, "task configs")
+        assert secret not in str(tasks), "task configs get the placeholder back before they are stored"
+    finally:
+        mm.stop()
+    assert secret not in (tmp_path / "mm.log").read_text(), "a secret value reached the log"

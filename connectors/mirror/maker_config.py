@@ -9,14 +9,13 @@ never appear in messages.
 from __future__ import annotations
 
 import logging
-import os
-import re
 from dataclasses import dataclass
 from pathlib import Path
 
 from connectors.mirror.config import CHECKPOINT, HEARTBEAT, SOURCE
 from connectors.mirror.filters import compile_list
 from pyconnect.config.properties import ConfigFileError, Properties, load_properties, split_list
+from pyconnect.config.providers import ProviderError, resolve
 from pyconnect.kafka.config import is_client_key
 
 log = logging.getLogger(__name__)
@@ -31,7 +30,6 @@ WORKER_PREFIXES = ("offset.storage", "config.storage", "status.storage", "key.co
                    "header.converter", "task", "worker", "replication.policy")
 TOP_LEVEL = {"clusters", "dedicated.mode.enable.internal.rest", "config.providers"}
 BYTE_ARRAY = "org.apache.kafka.connect.converters.ByteArrayConverter"
-_PROVIDER = re.compile(r"\$\{(file|env):([^}]*)\}")
 _SECRET = ("password", "secret", "jaas", "token")
 
 
@@ -45,22 +43,10 @@ class Flow:
 
 
 def _resolve(value: str, path: str, key: str, line: int | None) -> str:
-    """Connect config providers: `${env:VAR}` and `${file:/path/to.properties:key}`."""
-    def replace(match: re.Match[str]) -> str:
-        kind, ref = match.group(1), match.group(2)
-        if kind == "env":
-            if ref not in os.environ:
-                raise ConfigFileError(path, line, key, f"environment variable {ref} is not set")
-            return os.environ[ref]
-        file, _, name = ref.rpartition(":")
-        try:
-            values = load_properties(file).values()
-        except ConfigFileError as exc:
-            raise ConfigFileError(path, line, key, f"config provider file: {exc.reason}") from None
-        if name not in values:
-            raise ConfigFileError(path, line, key, f"key {name!r} not found in {file}")
-        return values[name]
-    return _PROVIDER.sub(replace, value)
+    try:
+        return resolve(value)
+    except ProviderError as exc:
+        raise ConfigFileError(path, line, key, str(exc)) from None
 
 
 class MirrorMakerConfig:
@@ -73,6 +59,9 @@ class MirrorMakerConfig:
         self.clusters = split_list(raw["clusters"])
         if not self.clusters:
             raise ConfigFileError(self.path, props.line_of("clusters"), "clusters", "no cluster aliases given")
+        # Worker (client) settings are resolved here; connector configs keep their placeholders, which
+        # the worker resolves when it starts them (secrets stay out of the config topic and REST).
+        self.raw_values = dict(raw)
         self.values = {k: _resolve(v, self.path, k, props.line_of(k)) for k, v in raw.items()}
         self._validate()
         wanted = set(target_filter or self.clusters)
@@ -142,9 +131,10 @@ class MirrorMakerConfig:
                     out.append(flow)
         return out
 
-    def cluster_props(self, alias: str) -> dict[str, str]:
+    def cluster_props(self, alias: str, raw: bool = False) -> dict[str, str]:
         prefix = alias + "."
-        return {k[len(prefix):]: v for k, v in self.values.items() if k.startswith(prefix)}
+        source = self.raw_values if raw else self.values
+        return {k[len(prefix):]: v for k, v in source.items() if k.startswith(prefix)}
 
     def worker_config(self, flow: Flow) -> dict[str, str]:
         """Worker settings of the herder for `flow` (it runs against the target cluster)."""
@@ -168,10 +158,10 @@ class MirrorMakerConfig:
 
     def connector_config(self, flow: Flow, connector: str) -> dict[str, str]:
         """MM2's connectorBaseConfig for one of the three connectors of `flow`."""
-        config = {k: v for k, v in self.values.items()
+        config = {k: v for k, v in self.raw_values.items()
                   if k in CONNECTOR_KEYS or k.startswith(("config.providers", "replication.policy"))}
         for side, alias in (("source", flow.source), ("target", flow.target)):
-            for key, value in self.cluster_props(alias).items():
+            for key, value in self.cluster_props(alias, raw=True).items():
                 if key.startswith(("producer.", "consumer.", "admin.")):
                     config[f"{side}.{key}"] = value
                 elif "->" not in key:
@@ -181,7 +171,7 @@ class MirrorMakerConfig:
         config.setdefault("source.cluster.alias", flow.source)
         config.setdefault("target.cluster.alias", flow.target)
         prefix = f"{flow}."
-        config.update({k[len(prefix):]: v for k, v in self.values.items() if k.startswith(prefix)})
+        config.update({k[len(prefix):]: v for k, v in self.raw_values.items() if k.startswith(prefix)})
         config.setdefault("enabled", "false")
         return config
 

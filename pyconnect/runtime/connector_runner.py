@@ -8,6 +8,7 @@ import traceback
 from collections.abc import Callable, Mapping
 
 from pyconnect.api.connector import Connector
+from pyconnect.config.providers import resolve_config, restore_placeholders
 from pyconnect.plugins import PluginRegistry
 from pyconnect.storage.config_store import ConfigStore
 
@@ -56,13 +57,14 @@ class ConnectorRunner:
             self._ensure_task_configs([])
             return
         try:
-            connector = connector_instance(self._plugins, self.config)
-            errors = validation_errors(connector, self.config)
+            resolved = resolve_config(self.config)  # ${env:..}/${file:..} only now, never stored
+            connector = connector_instance(self._plugins, resolved)
+            errors = validation_errors(connector, resolved)
             if errors:
                 raise ValueError("Connector configuration is invalid and contains the following "
                                  f"{len(errors)} error(s):\n" + "\n".join(errors))
             connector.initialize(self)
-            connector.start(self.config)
+            connector.start(resolved)
             self._connector = connector
             self.refresh_task_configs()
         except Exception as exc:
@@ -92,7 +94,8 @@ class ConnectorRunner:
             configs = connector.task_configs(max_tasks)
             task_class = connector.task_class()
             path = f"{task_class.__module__}:{task_class.__qualname__}"
-            self._ensure_task_configs([{**c, "task.class": path} for c in configs[:max_tasks]])
+            self._ensure_task_configs([restore_placeholders({**c, "task.class": path}, self.config)
+                                       for c in configs[:max_tasks]])
         except Exception as exc:
             self._fail(exc)
 

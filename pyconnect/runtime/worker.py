@@ -12,6 +12,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from pyconnect.api.connector import SourceTask
+from pyconnect.config.providers import resolve_config
 from pyconnect.config.worker import WorkerConfig
 from pyconnect.kafka.admin import Admin, TopicSpec
 from pyconnect.kafka.config import to_librdkafka
@@ -302,6 +303,7 @@ class Worker:
         report = self._report(name, int(index))
         self._task_configs[task_id] = task_config
         try:
+            task_config = resolve_config(task_config)  # placeholders resolved only in memory
             task_class = _load_task_class(task_config, snapshot.connectors[name], self.plugins)
             on_topic = ((lambda topic: self.statuses.put_topic(name, topic, int(index)))
                         if self.config["topic.tracking.enable"] else None)
