@@ -97,3 +97,36 @@ def test_bad_files_exit_with_one_line(tmp_path: Path, broker: Broker, broker_b: 
         errors = [line for line in proc.stderr.splitlines() if line.startswith("error:")]
         assert proc.returncode != 0 and len(errors) == 1, (name, proc.stderr[-1000:])
         assert errors[0].startswith(f"error: {path}:") and expected in errors[0], errors[0]
+
+
+def test_sasl_cluster_with_password_from_file(tmp_path: Path) -> None:
+    """Needs a SASL/SCRAM cluster: PYCONNECT_TEST_SASL_BOOTSTRAP, _USER, _PASSWORD (e.g. Kafka in Docker)."""
+    import os
+
+    import pytest
+
+    bootstrap = os.environ.get("PYCONNECT_TEST_SASL_BOOTSTRAP")
+    if not bootstrap:
+        pytest.skip("no SASL cluster: Tansu rejects every SCRAM/PLAIN login (../shared/docs/test-brokers.md, "
+                    "caveat 5); set PYCONNECT_TEST_SASL_BOOTSTRAP/_USER/_PASSWORD to run against Kafka")
+    secrets = tmp_path / "secrets.properties"
+    secrets.write_text(f"password={os.environ['PYCONNECT_TEST_SASL_PASSWORD']}\n")
+    sasl = ("security.protocol = SASL_PLAINTEXT\nsasl.mechanism = SCRAM-SHA-512\n"
+            "sasl.jaas.config = org.apache.kafka.common.security.scram.ScramLoginModule required "
+            f'username="{os.environ["PYCONNECT_TEST_SASL_USER"]}" password="${{file:{secrets}:password}}";\n')
+    port = free_port()
+    topic = f"sasl{uuid.uuid4().hex[:6]}"
+    path = tmp_path / "mm2.properties"
+    path.write_text(f"clusters = A, B\nA.bootstrap.servers = {bootstrap}\nB.bootstrap.servers = {bootstrap}\n"
+                    + "".join(f"{alias}.{line}\n" for alias in "AB" for line in sasl.splitlines())
+                    + f"A->B.enabled = true\nA->B.topics = {topic}\nlisteners=http://127.0.0.1:{port}\n")
+    log = open(tmp_path / "mm.log", "wb")  # noqa: SIM115 - owned by the child
+    proc = subprocess.Popen([sys.executable, "-m", "pyconnect", "mirror-maker", str(path)], cwd=REPO, stdout=log,
+                            stderr=subprocess.STDOUT)
+    try:
+        wait_for(lambda: httpx.get(f"http://127.0.0.1:{port}/A/B/connectors", timeout=5).status_code == 200, 60,
+                 "authenticated herder up")
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(30)
+    assert os.environ["PYCONNECT_TEST_SASL_PASSWORD"] not in (tmp_path / "mm.log").read_text()
