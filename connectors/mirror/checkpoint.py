@@ -8,6 +8,8 @@ import threading
 import time
 from collections.abc import Mapping
 
+from prometheus_client import Gauge
+
 from connectors.mirror.config import CHECKPOINT, MirrorConfig
 from connectors.mirror.filters import GroupFilter, TopicFilter
 from connectors.mirror.formats import Checkpoint, OffsetSync
@@ -18,6 +20,12 @@ from pyconnect.kafka.admin import Admin, TopicSpec
 from pyconnect.storage.log import KafkaLog
 
 log = logging.getLogger(__name__)
+
+# Strimzi's MM2 dashboard names: checkpoint latency per group and remote topic-partition.
+CHECKPOINT_LATENCY = {s: Gauge(f"kafka_connect_mirror_mirrorcheckpointconnector_checkpoint_latency_ms{s}",
+                               "Time from checkpoint creation to its acknowledgement (ms).",
+                               ["source", "target", "group", "topic", "partition"])
+                      for s in ("", "_min", "_max", "_avg")}
 
 
 def _selector(cfg: MirrorConfig) -> TopicSelector:
@@ -47,6 +55,7 @@ class MirrorCheckpointTask(SourceTask):
         self.next_sync = time.monotonic() + self.sync_interval
         self._stopping = threading.Event()
         self._thread = threading.current_thread()
+        self._latency: dict[tuple[str, ...], list[float]] = {}
 
     def _on_sync(self, key: bytes | None, value: bytes | None, _p: int, _o: int) -> None:
         if key and value:
@@ -108,8 +117,19 @@ class MirrorCheckpointTask(SourceTask):
                         cp.downstream_offset > prev.downstream_offset):
                     self.last[(group, remote, partition)] = cp
                     records.append(SourceRecord({"partition": partition, "topic": remote, "group": group},
-                                                {"offset": 0}, self.topic, cp.value(), cp.key(), 0))
+                                                {"offset": 0}, self.topic, cp.value(), cp.key(), 0,
+                                                int(time.time() * 1000)))
         return records
+
+    def commit_record(self, record: SourceRecord, partition: int, offset: int) -> None:
+        sp = record.source_partition
+        labels = (self.cfg.source, self.cfg.target, sp["group"], sp["topic"], str(sp["partition"]))
+        latency = time.time() * 1000 - (record.timestamp or 0)
+        stats = self._latency.setdefault(labels, [latency, latency, 0.0, 0])
+        stats[0], stats[1] = min(stats[0], latency), max(stats[1], latency)
+        stats[2], stats[3] = stats[2] + latency, stats[3] + 1
+        for suffix, value in (("", latency), ("_min", stats[0]), ("_max", stats[1]), ("_avg", stats[2] / stats[3])):
+            CHECKPOINT_LATENCY[suffix].labels(*labels).set(value)
 
     def sync_group_offsets(self) -> None:
         """Commit translated offsets to groups that are empty or absent on the target; never backwards."""

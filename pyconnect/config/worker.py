@@ -65,6 +65,8 @@ WORKER_CONFIG = ConfigDef([
     ConfigKey("exactly.once.source.support", S, "disabled", L),
     ConfigKey("connector.client.config.override.policy", S, "All", L),
     ConfigKey("client.id", S, "", L),
+    ConfigKey("metrics.prometheus.port", INT, 0, L,
+              "Serve Prometheus metrics on this port at /metrics (0: off; the Docker image and chart use 9404)."),
     ConfigKey("rest.extension.classes", LST, [], L,
               "org.apache.kafka.connect.rest.basic.auth.extension.BasicAuthSecurityRestExtension turns on HTTP "
               "basic auth."),

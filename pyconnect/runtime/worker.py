@@ -17,7 +17,7 @@ from pyconnect.config.worker import WorkerConfig
 from pyconnect.kafka.admin import Admin, TopicSpec
 from pyconnect.kafka.config import to_librdkafka
 from pyconnect.plugins import PluginRegistry, registry
-from pyconnect.runtime import loggers
+from pyconnect.runtime import loggers, metrics
 from pyconnect.runtime.assignment import WorkerAssignment, assign
 from pyconnect.runtime.connector_runner import ConnectorRunner, connector_instance
 from pyconnect.runtime.converters import converter_for
@@ -142,6 +142,8 @@ class Worker:
         self.statuses.start()
         self._restarts_seen = {n: r.seq for n, r in self.configs.snapshot().restarts.items()}
         self.membership.start()
+        if int(self.config["metrics.prometheus.port"]):
+            metrics.start_endpoint(int(self.config["metrics.prometheus.port"]))
         self._thread = threading.Thread(target=self._loop, name="worker-loop", daemon=True)
         self._thread.start()
         self.started.set()
@@ -181,6 +183,8 @@ class Worker:
                         self.leader_duty(self)
                     self._rebalance_if_needed()
                 self._reconcile()
+                metrics.publish({n: r.state for n, r in self.connectors.items()},
+                                {t: r.state for t, r in self.tasks.items()})
             except Exception:
                 log.exception("worker loop error")
                 time.sleep(0.5)
