@@ -50,7 +50,8 @@ def _resolve(value: str, path: str, key: str, line: int | None) -> str:
 
 
 class MirrorMakerConfig:
-    def __init__(self, props: Properties, target_filter: list[str] | None = None) -> None:
+    def __init__(self, props: Properties, target_filter: list[str] | None = None, resolve_providers: bool = True
+                 ) -> None:
         self.props = props
         self.path = props.path
         raw = props.values()
@@ -62,7 +63,10 @@ class MirrorMakerConfig:
         # Worker (client) settings are resolved here; connector configs keep their placeholders, which
         # the worker resolves when it starts them (secrets stay out of the config topic and REST).
         self.raw_values = dict(raw)
-        self.values = {k: _resolve(v, self.path, k, props.line_of(k)) for k, v in raw.items()}
+        # resolve_providers=False checks a file for another machine (e.g. a rendered Helm ConfigMap whose
+        # ${directory:...} secrets exist only in the pod).
+        self.values = ({k: _resolve(v, self.path, k, props.line_of(k)) for k, v in raw.items()}
+                       if resolve_providers else dict(raw))
         self._validate()
         wanted = set(target_filter or self.clusters)
         unknown = wanted - set(self.clusters)

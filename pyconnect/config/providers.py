@@ -1,4 +1,5 @@
-"""Connect config providers: `${env:VAR}` and `${file:/path/to.properties:key}`.
+"""Connect config providers: `${env:VAR}`, `${file:/path/to.properties:key}` and
+`${directory:/dir:file}` (the content of one file, e.g. a mounted Kubernetes Secret key).
 
 As in Connect, stored configs keep the placeholders; values are resolved only when a connector or
 task starts (`resolve_config`), and task configs derived from resolved values get the placeholders
@@ -13,7 +14,7 @@ from collections.abc import Mapping
 
 from pyconnect.config.properties import ConfigFileError, load_properties
 
-_PROVIDER = re.compile(r"\$\{(file|env):([^}]*)\}")
+_PROVIDER = re.compile(r"\$\{(file|env|directory):([^}]*)\}")
 
 
 class ProviderError(ValueError):
@@ -28,6 +29,13 @@ def resolve(value: str) -> str:
                 raise ProviderError(f"environment variable {ref} is not set")
             return os.environ[ref]
         file, _, name = ref.rpartition(":")
+        if kind == "directory":
+            target = os.path.join(file, name)
+            try:
+                with open(target, encoding="utf-8") as handle:
+                    return handle.read().rstrip("\n")
+            except OSError as exc:
+                raise ProviderError(f"cannot read {target}: {exc.strerror}") from None
         try:
             values = load_properties(file).values()
         except ConfigFileError as exc:
