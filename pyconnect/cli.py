@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import logging
+import os
 import signal
 import sys
 import threading
@@ -18,11 +19,12 @@ from pyconnect.runtime.worker import Worker
 
 log = logging.getLogger("pyconnect")
 
-LOG_FORMAT = "[%(asctime)s] %(levelname)s %(message)s (%(name)s)"
 
 
-def setup_logging(level: str = "INFO") -> None:
-    logging.basicConfig(level=getattr(logging, level.upper(), logging.INFO), format=LOG_FORMAT, stream=sys.stderr)
+def setup_logging(level: str = "INFO", fmt: str | None = None) -> None:
+    from pyconnect.logging_context import configure
+
+    configure(level, fmt or os.environ.get("PYCONNECT_LOG_FORMAT", "text"))
     logging.getLogger("uvicorn.access").setLevel(logging.WARNING)
     # librdkafka reports every broker disconnect at INFO/NOTICE; they are retried, keep them at DEBUG.
     logging.getLogger("librdkafka").setLevel(max(logging.WARNING, logging.getLogger().level))
@@ -88,6 +90,7 @@ def run_distributed(path: str) -> int:
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="pyconnect", description="Kafka Connect compatible worker")
     parser.add_argument("--log-level", default="INFO")
+    parser.add_argument("--log-format", choices=("text", "json"), help="default: $PYCONNECT_LOG_FORMAT or text")
     sub = parser.add_subparsers(dest="command", required=True)
     dist = sub.add_parser("distributed", help="run a distributed worker (like connect-distributed.sh)")
     dist.add_argument("worker_properties")
@@ -103,7 +106,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    setup_logging(args.log_level)
+    setup_logging(args.log_level, args.log_format)
     if args.command == "distributed":
         return run_distributed(args.worker_properties)
     if args.command == "mirror-maker":

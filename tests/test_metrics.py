@@ -60,3 +60,5 @@ def test_metrics_endpoint_while_replicating(cluster_factory: Any, broker: Broker
     assert (sample(text, "kafka_connect_worker_task_count") or 0) >= 2
     assert sample(text, "kafka_connect_connector_status", connector="src", status="running") == 1
     assert sample(text, "kafka_connect_connector_task_status", connector="src", task="0", status="running") == 1
+    # Every line a task logs carries Connect's context.
+    assert any("[src|task-0] " in line and "mirroring" in line for line in w.log_path.read_text().splitlines())

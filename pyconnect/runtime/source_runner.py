@@ -13,6 +13,7 @@ from typing import Any
 from pyconnect.api.connector import SourceTask
 from pyconnect.api.records import SourcePartition, SourceRecord
 from pyconnect.kafka.clients import KafkaException, new_producer
+from pyconnect.logging_context import set_context
 from pyconnect.runtime.converters import Converter, byte_array
 from pyconnect.runtime.offset_tracker import GenericAcks, OrderedAcks
 from pyconnect.storage.offset_store import OffsetStore, canonical
@@ -119,6 +120,7 @@ class SourceTaskRunner:
             self._report(state, trace)
 
     def _run(self) -> None:
+        set_context(self.connector, self.index)
         producer = None
         try:
             producer = new_producer({"enable.idempotence": "true", "acks": "all", "linger.ms": "5",
