@@ -42,6 +42,15 @@ def wait_for_signal() -> None:
     stop.wait()
 
 
+def startup_error(path: str, exc: Exception) -> int:
+    """One line on stderr and the exit code: 2 for a bad file, 1 when Kafka cannot be reached."""
+    if isinstance(exc, ConfigFileError):
+        print(f"error: {exc}", file=sys.stderr)  # already names file, line and key
+        return 2
+    print(f"error: {path}: {exc}", file=sys.stderr)
+    return 1 if isinstance(exc, KafkaClientError) else 2
+
+
 def run_mirror_maker(path: str, clusters: list[str] | None, listeners: str | None = None) -> int:
     """Dedicated MirrorMaker 2: one herder per flow of the file, REST per flow under /{source}/{target}."""
     from connectors.mirror.maker import MirrorMaker
@@ -49,15 +58,8 @@ def run_mirror_maker(path: str, clusters: list[str] | None, listeners: str | Non
 
     try:
         maker = MirrorMaker(load(path, clusters), listeners)
-    except ConfigFileError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
-    except KafkaClientError as exc:
-        print(f"error: {path}: {exc}", file=sys.stderr)
-        return 1
-    except ValueError as exc:
-        print(f"error: {path}: {exc}", file=sys.stderr)
-        return 2
+    except (ConfigFileError, KafkaClientError, ValueError) as exc:
+        return startup_error(path, exc)
     maker.start()
     wait_for_signal()
     maker.stop()
@@ -69,12 +71,8 @@ def run_distributed(path: str) -> int:
     try:
         config = load_worker_config(load_properties(path))
         worker = Worker(config)
-    except ConfigFileError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
-    except KafkaClientError as exc:
-        print(f"error: {path}: {exc}", file=sys.stderr)
-        return 1
+    except (ConfigFileError, KafkaClientError, ValueError) as exc:
+        return startup_error(path, exc)
     from rest.server import RestServer
 
     worker.start()

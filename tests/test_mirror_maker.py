@@ -13,12 +13,11 @@ import httpx
 
 from tests.harness.brokers import Broker, free_port
 from tests.harness.kafka_io import create_topic, produce_many, read_to_end
+from tests.harness.mirror import mm2_settings
 from tests.harness.workers import REPO, wait_for
 
 
 def mm2_file(path: Path, a: Broker, b: Broker, port: int, topic_prefix: str) -> Path:
-    quirks = "".join(f"{alias}.{k}={v}\n" for alias, broker in (("A", a), ("B", b))
-                     for k, v in broker.client_overrides.items())
     path.write_text(f"""# like Apache's config/connect-mirror-maker.properties
 clusters = A, B
 A.bootstrap.servers = {a.bootstrap}
@@ -26,18 +25,8 @@ B.bootstrap.servers = {b.bootstrap}
 A->B.enabled = true
 A->B.topics = {topic_prefix}.*
 B->A.enabled = false
-replication.factor=1
-checkpoints.topic.replication.factor=1
-heartbeats.topic.replication.factor=1
-offset-syncs.topic.replication.factor=1
-offset.storage.replication.factor=1
-status.storage.replication.factor=1
-config.storage.replication.factor=1
-refresh.topics.interval.seconds=2
-emit.checkpoints.interval.seconds=1
-offset.flush.interval.ms=1000
 listeners=http://127.0.0.1:{port}
-{quirks}""")
+""" + mm2_settings({"A": a, "B": b}))
     return path
 
 

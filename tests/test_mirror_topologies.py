@@ -16,19 +16,9 @@ import pytest
 from pyconnect.testing.brokers import Broker, start_tansu
 from tests.harness.brokers import free_port
 from tests.harness.kafka_io import create_topic, produce_many, read_to_end
+from tests.harness.mirror import mm2_settings
 from tests.harness.workers import REPO, wait_for
 from tests.test_mirror_maker import topics
-
-COMMON = """replication.factor=1
-checkpoints.topic.replication.factor=1
-heartbeats.topic.replication.factor=1
-offset-syncs.topic.replication.factor=1
-offset.storage.replication.factor=1
-status.storage.replication.factor=1
-config.storage.replication.factor=1
-refresh.topics.interval.seconds=2
-offset.flush.interval.ms=1000
-"""
 
 
 @pytest.fixture
@@ -36,10 +26,6 @@ def broker_c() -> Iterator[Broker]:
     c = start_tansu("C")
     yield c
     c.stop()
-
-
-def quirks(named: dict[str, Broker]) -> str:
-    return "".join(f"{alias}.{k}={v}\n" for alias, b in named.items() for k, v in b.client_overrides.items())
 
 
 class MirrorMakerProcess:
@@ -74,7 +60,7 @@ def test_active_active_three_clusters(tmp_path: Path, broker: Broker, broker_b: 
     path = tmp_path / "active-active.properties"
     path.write_text("clusters = A, B, C\n" + "".join(f"{a}.bootstrap.servers = {b.bootstrap}\n"
                                                      for a, b in named.items())
-                    + flows + f"topics = {t}\nemit.heartbeats.enabled = false\n" + COMMON + quirks(named))
+                    + flows + f"topics = {t}\nemit.heartbeats.enabled = false\n" + mm2_settings(named))
     for i, b in enumerate(named.values()):
         create_topic(b.bootstrap, t, 1)
         produce_many(b.bootstrap, t, 200, 1, start=1000 * i)  # distinct values per cluster
@@ -104,7 +90,7 @@ def test_two_processes_share_a_flow_and_survive_a_kill(tmp_path: Path, broker: B
     path.write_text("clusters = A, B\n" + "".join(f"{a}.bootstrap.servers = {b.bootstrap}\n"
                                                   for a, b in named.items())
                     + f"A->B.enabled = true\nA->B.topics = {t}\nA->B.tasks.max = 2\nemit.heartbeats.enabled = false\n"
-                    + COMMON + quirks(named))
+                    + mm2_settings(named))
     first, second = MirrorMakerProcess(path, tmp_path / "mm1.log"), MirrorMakerProcess(path, tmp_path / "mm2.log")
     try:
         import httpx
@@ -147,7 +133,7 @@ def test_fan_out_and_aggregation(tmp_path: Path, broker: Broker, broker_b: Broke
     path = tmp_path / "fan.properties"
     path.write_text("clusters = A, B, C, D\n" + "".join(f"{a}.bootstrap.servers = {b.bootstrap}\n"
                                                         for a, b in named.items())
-                    + flows + "emit.heartbeats.enabled = false\n" + COMMON + quirks(named))
+                    + flows + "emit.heartbeats.enabled = false\n" + mm2_settings(named))
     create_topic(broker.bootstrap, fan, 2)
     produce_many(broker.bootstrap, fan, 300, 2)
     for i, x in enumerate("BCD"):
@@ -182,7 +168,7 @@ def test_secrets_from_config_providers_never_logged(tmp_path: Path, broker: Brok
                     + f"A->B.enabled = true\nA->B.topics = {topic}\nB->A.enabled = false\n"
                     + 'A.sasl.mechanism = SCRAM-SHA-512\nA.sasl.jaas.config = org.apache.kafka.common.security.scram.'
                     + f'ScramLoginModule required username="mm2" password="${{file:{secrets}:password}}";\n'
-                    + COMMON + quirks(named))
+                    + mm2_settings(named))
     mm = MirrorMakerProcess(path, tmp_path / "mm.log")
     try:
         import httpx

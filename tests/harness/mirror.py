@@ -27,3 +27,18 @@ def mirror_source(a: Broker, b: Broker, overrides: dict[str, str] | None = None,
     }
     config.update(overrides or {})
     return config
+
+
+def mm2_settings(clusters: dict[str, Broker]) -> str:
+    """mm2.properties lines every test file needs on single-broker clusters: replication factors of 1,
+    short intervals, each herder's worker settings (`<alias>.<key>`, as MM2 reads them) and the
+    harness's client overrides per cluster."""
+    lines = [f"{key}=1" for key in (
+        "replication.factor", "checkpoints.topic.replication.factor", "heartbeats.topic.replication.factor",
+        "offset-syncs.topic.replication.factor", "offset.storage.replication.factor",
+        "status.storage.replication.factor", "config.storage.replication.factor")]
+    lines += ["refresh.topics.interval.seconds=2", "emit.checkpoints.interval.seconds=1"]
+    for alias, broker in clusters.items():
+        lines.append(f"{alias}.offset.flush.interval.ms=1000")
+        lines += [f"{alias}.{k}={v}" for k, v in broker.client_overrides.items()]
+    return "\n".join(lines) + "\n"
