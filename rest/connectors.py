@@ -57,7 +57,11 @@ def router(herder: Herder, forwarder: Forwarder) -> APIRouter:
 
     def leader_only(request: Request, body: bytes) -> Response | None:
         """Serve here if leader, else forward (Connect's leader-only writes)."""
-        if worker.membership.is_leader():
+        membership = worker.membership
+        if not membership.is_leader() and membership.leader_url() is None and request.query_params.get(
+                "forward") != "false":
+            membership.await_leader(membership.session_timeout + 5.0)
+        if membership.is_leader():
             return None
         return forwarder.forward(request, body, worker.membership.leader_url())
 

@@ -72,6 +72,7 @@ class Membership:
         self.heartbeat_interval = heartbeat_interval_ms / 1000.0
         self._on_change = on_change
         self._lock = threading.RLock()
+        self._changed = threading.Condition(self._lock)
         self._members: dict[str, Member] = {}
         self._leader: tuple[str, str] | None = None
         self._leader_epoch = 0
@@ -141,6 +142,15 @@ class Membership:
                 return None
             member = self._members.get(self._leader[0])
             return member.url if member and member.session == self._leader[1] else None
+
+    def await_leader(self, timeout: float) -> bool:
+        """Wait until some leader (this worker or a live peer with a URL) is known.
+
+        A request that arrives while the worker is still joining waits here, as Connect's herder queues
+        requests until its first rebalance, rather than failing at once with 409.
+        """
+        with self._changed:
+            return self._changed.wait_for(lambda: self.is_leader() or self.leader_url() is not None, timeout)
 
     def is_leader(self) -> bool:
         with self._lock:
@@ -222,6 +232,8 @@ class Membership:
             return
         with self._lock:
             changed = self._apply(key, value, offset)
+            if changed:
+                self._changed.notify_all()
         if changed and self._on_change is not None:
             self._on_change()
 

@@ -94,3 +94,19 @@ def test_worker_that_cannot_read_is_out_of_sync() -> None:
     a.sync()
     assert a.in_sync()
     a.stop()
+
+
+def test_requests_wait_for_a_leader_instead_of_failing_while_joining() -> None:
+    import threading
+    topic = MemoryTopic()
+    a, b = member(topic, "a"), member(topic, "b")
+    assert not b.await_leader(0.05)  # nobody has claimed yet: a short wait times out
+    result: list[bool] = []
+    waiter = threading.Thread(target=lambda: result.append(b.await_leader(3.0)))
+    waiter.start()
+    time.sleep(0.05)
+    assert a.maybe_claim()
+    waiter.join(5)
+    assert result == [True] and b.leader_url() == "http://a"
+    a.stop()
+    b.stop()
