@@ -11,7 +11,7 @@ import threading
 from collections.abc import Sequence
 from types import FrameType
 
-from pyconnect import offsets_cli
+from pyconnect import backfill_cli, offsets_cli
 from pyconnect.config.properties import ConfigFileError, load_properties
 from pyconnect.config.worker import load_worker_config
 from pyconnect.kafka.clients import KafkaClientError
@@ -99,6 +99,7 @@ def build_parser() -> argparse.ArgumentParser:
     demo = sub.add_parser("demo", help="run the demo on embedded local brokers")
     demo.add_argument("--duration", type=float, default=0, help="seconds to run (0: until Ctrl-C)")
     offsets_cli.add_parser(sub)
+    backfill_cli.add_parser(sub)
     return parser
 
 
@@ -111,6 +112,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return run_mirror_maker(args.mm2_properties, args.clusters, args.listeners)
     if args.command == "offsets":
         return offsets_cli.run(args)
+    if args.command == "backfill":
+        return backfill_cli.run(args)
     if args.command == "demo":
         from pyconnect.demo import run_demo
 

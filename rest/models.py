@@ -44,6 +44,8 @@ class ConnectorState(BaseModel):
 
 class TaskState(ConnectorState):
     id: int
+    progress: dict[str, Any] | None = Field(default=None, description="batch (backfill) tasks only: records "
+                                            "copied/total, rate and ETA, overall and per topic")
 
 
 class ConnectorStateInfo(BaseModel):

@@ -74,6 +74,19 @@ SOURCE = COMMON.merge(TOPIC_SELECTION).merge(ConfigDef([
               "Raise the producer's maximum request size (and message.max.bytes) for large records."),
 ]))
 
+BACKFILL = ConfigDef([
+    ConfigKey("backfill.enabled", B, False, M, "Copy the existing backlog of new partitions with a Spark job "
+              "(a batch task), then hand each partition over to streaming replication at the copied end."),
+    ConfigKey("backfill.threshold.records", L, 100_000, M, "Partitions with a smaller backlog than this go "
+              "straight to streaming replication.", validator=at_least(0)),
+    ConfigKey("backfill.parallelism", INT, 0, LOW, "Partitions copied at once (0: Spark's default parallelism). "
+              "A partition is never split, so that its order is kept.", validator=at_least(0)),
+    ConfigKey("spark.master", S, "local[*]", M, "Spark master URL of the backfill job; every other spark.* "
+              "key is passed to the Spark session as is."),
+])
+
+SOURCE = SOURCE.merge(BACKFILL)
+
 CHECKPOINT = COMMON.merge(TOPIC_SELECTION).merge(ConfigDef([
     ConfigKey("groups", LST, DEFAULT_GROUPS, H, validator=regex_list),
     ConfigKey("groups.exclude", LST, DEFAULT_GROUPS_EXCLUDE, H, validator=regex_list),
@@ -125,6 +138,18 @@ class MirrorConfig:
             conf.setdefault("enable.auto.commit", "false")
             conf.setdefault("auto.offset.reset", "earliest")
         return conf
+
+    def backfill_client(self, side: str, role: str) -> dict[str, str]:
+        """`client(side, role)` plus `backfill.<role>.*` overrides (bulk-copy tuning, e.g. batch size)."""
+        prefix = f"backfill.{role}."
+        overrides = {k[len(prefix):]: v for k, v in self.raw.items() if k.startswith(prefix)}
+        return {**self.client(side, role), **to_librdkafka(overrides, role)}
+
+    def spark_settings(self) -> dict[str, str]:
+        """Every `spark.*` key of the connector config, with spark.master defaulted."""
+        out = {k: v for k, v in self.raw.items() if k.startswith("spark.")}
+        out["spark.master"] = str(self.values["spark.master"])
+        return out
 
     def offset_syncs_side(self) -> str:
         return str(self.values["offset-syncs.topic.location"])

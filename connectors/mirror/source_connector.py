@@ -9,6 +9,7 @@ import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
+from connectors.mirror.backfill_plan import BACKFILL_TASK_CLASS, candidates, stored_plans
 from connectors.mirror.config import SOURCE, MirrorConfig
 from connectors.mirror.filters import ConfigPropertyFilter, TopicFilter
 from connectors.mirror.source_task import MirrorSourceTask
@@ -68,6 +69,9 @@ class MirrorSourceConnector(SourceConnector):
                                                    {"cleanup.policy": "compact"}), exact_partitions=True)
         self._partitions = self._discover()
         self.remote.ensure(self._partitions)
+        self._backfill: set[tuple[str, int]] = set()
+        if self.cfg["backfill.enabled"]:
+            self._backfill = self._backfill_candidates(self._all(self._partitions))
         self.remote.sync_configs(self._partitions)
         self.remote.sync_acls(set(self._partitions))
         self._thread = threading.Thread(target=self._background, name=f"mirror-source-{self.cfg.source}",
@@ -85,6 +89,8 @@ class MirrorSourceConnector(SourceConnector):
         if self.cfg["sync.topic.configs.enabled"]:
             jobs.append(_Job(float(self.cfg["sync.topic.configs.interval.seconds"]),
                              lambda: self.remote.sync_configs(self._partitions)))
+        if self.cfg["backfill.enabled"]:
+            jobs.append(_Job(2.0, self._check_backfill))
         if self.cfg["sync.topic.acls.enabled"]:
             jobs.append(_Job(float(self.cfg["sync.topic.acls.interval.seconds"]),
                              lambda: self.remote.sync_acls(set(self._partitions))))
@@ -105,9 +111,39 @@ class MirrorSourceConnector(SourceConnector):
             added = sorted(set(found) - set(self._partitions))
             log.info("source topics changed (new: %s); reconfiguring tasks", added)
             self.remote.ensure(found)
+            if self.cfg["backfill.enabled"]:  # only new topics: streaming may already run the others
+                self._backfill |= self._backfill_candidates(self._all(found) - self._all(self._partitions))
             self._partitions = found
             if self.context is not None:
                 self.context.request_task_reconfiguration()
+
+    @staticmethod
+    def _all(partitions: Mapping[str, int]) -> set[tuple[str, int]]:
+        return {(t, p) for t, n in partitions.items() for p in range(n)}
+
+    def _backfill_candidates(self, tps: set[tuple[str, int]]) -> set[tuple[str, int]]:
+        if not tps or self.context is None:
+            return set()
+        chosen = candidates(self.cfg, self.context.offset_storage_reader, tps)
+        if chosen:
+            log.info("backfill: %d partition(s) go to the batch task first: %s", len(chosen),
+                     ", ".join(f"{t}-{p}" for t, p in sorted(chosen)))
+        return chosen
+
+    def backfill_partitions(self) -> set[tuple[str, int]]:
+        """Partitions that go to the backfill task before streaming."""
+        return set(self._backfill)
+
+    def _check_backfill(self) -> None:
+        """Hand partitions whose backfill is done over to the streaming tasks."""
+        if not self._backfill or self.context is None:
+            return
+        plans = stored_plans(self.context.offset_storage_reader, self.cfg.source, self._backfill)
+        finished = {tp for tp, plan in plans.items() if plan.done}
+        if finished:
+            log.info("backfill done for %s; streaming takes over", ", ".join(f"{t}-{p}" for t, p in sorted(finished)))
+            self._backfill -= finished
+            self.context.request_task_reconfiguration()
 
     def task_class(self) -> type[SourceTask]:
         return MirrorSourceTask
@@ -115,15 +151,20 @@ class MirrorSourceConnector(SourceConnector):
     def task_configs(self, max_tasks: int) -> list[dict[str, str]]:
         if not self.cfg["enabled"]:
             return []
-        tps = sorted((t, p) for t, n in self._partitions.items() for p in range(n))
-        if not tps:
-            return []
-        count = min(max_tasks, len(tps))
-        buckets: list[list[str]] = [[] for _ in range(count)]
-        for i, (topic, partition) in enumerate(tps):
-            buckets[i % count].append(f"{topic}-{partition}")
-        return [{**self.raw, "task.assigned.partitions": ",".join(b), "task.index": str(i)}
-                for i, b in enumerate(buckets)]
+        backfill = sorted(self._backfill)
+        tps = sorted(self._all(self._partitions) - self._backfill)
+        configs = []
+        if tps:
+            count = min(max_tasks, len(tps))
+            buckets: list[list[str]] = [[] for _ in range(count)]
+            for i, (topic, partition) in enumerate(tps):
+                buckets[i % count].append(f"{topic}-{partition}")
+            configs = [{**self.raw, "task.assigned.partitions": ",".join(b), "task.index": str(i)}
+                       for i, b in enumerate(buckets)]
+        if backfill:  # one batch task (a Spark job) for every partition still to backfill
+            configs.append({**self.raw, "task.class": BACKFILL_TASK_CLASS, "task.index": str(len(configs)),
+                            "backfill.assigned.partitions": ",".join(f"{t}-{p}" for t, p in backfill)})
+        return configs
 
     def stop(self) -> None:
         stop = getattr(self, "_stop", None)

@@ -1,5 +1,6 @@
 """The plugin SPI: connectors, tasks, records and config definitions."""
 
+from pyconnect.api.batch import BatchTask, BatchTaskContext
 from pyconnect.api.config import (
     ConfigDef,
     ConfigException,
@@ -19,6 +20,7 @@ from pyconnect.api.connector import (
 from pyconnect.api.records import Header, SourceOffset, SourcePartition, SourceRecord
 
 __all__ = [
+    "BatchTask", "BatchTaskContext",
     "ConfigDef", "ConfigException", "ConfigKey", "ConfigType", "ConfigValue", "Importance",
     "Connector", "ConnectorContext", "OffsetStorageReader", "SourceConnector", "SourceTask",
     "SourceTaskContext", "Header", "SourceOffset", "SourcePartition", "SourceRecord",

@@ -24,6 +24,10 @@ class ConnectorContext(Protocol):
     def raise_error(self, error: BaseException) -> None:
         """Mark the connector FAILED with this error."""
 
+    @property
+    def offset_storage_reader(self) -> OffsetStorageReader:
+        """Reader of this connector's committed source offsets (as Connect's SourceConnectorContext)."""
+
 
 class OffsetStorageReader(Protocol):
     """Reads committed source offsets of this connector."""
@@ -68,7 +72,8 @@ class Connector(ABC):
 
     @abstractmethod
     def task_class(self) -> type[SourceTask]:
-        """The task implementation."""
+        """The default task implementation; a task config may name another in `task.class`
+        (e.g. a `BatchTask` for a bulk copy)."""
 
     @abstractmethod
     def task_configs(self, max_tasks: int) -> list[dict[str, str]]:

@@ -54,6 +54,20 @@ def new_producer(conf: Mapping[str, str]) -> ck.Producer:
         raise KafkaClientError(f"invalid producer configuration {redact(conf)}: {exc}") from exc
 
 
+def new_bulk_producer(conf: Mapping[str, str], on_failure: Callable[[Any], None]) -> ck.Producer:
+    """A producer that calls back only for failed deliveries (no per-record Python call on success).
+
+    `on_failure(error)` receives the KafkaError of each record Kafka refused."""
+    def report(err: Any, _msg: Any) -> None:
+        if err is not None:
+            on_failure(err)
+    full: dict[str, Any] = {**conf, "delivery.report.only.error": True, "on_delivery": report}
+    try:
+        return ck.Producer(client_conf(full, "producer"))
+    except ck.KafkaException as exc:
+        raise KafkaClientError(f"invalid producer configuration {redact(conf)}: {exc}") from exc
+
+
 def new_consumer(conf: Mapping[str, str]) -> ck.Consumer:
     full = {"enable.auto.commit": "false", "group.id": "pyconnect-reader", **conf}
     try:
@@ -74,6 +88,16 @@ def end_offsets(consumer: ck.Consumer, topic: str, partitions: Sequence[int],
     for p in partitions:
         _low, high = consumer.get_watermark_offsets(ck.TopicPartition(topic, p), timeout=timeout, cached=False)
         result[p] = int(high)
+    return result
+
+
+def offset_bounds(consumer: ck.Consumer, topic: str, partitions: Sequence[int],
+                  timeout: float = 10.0) -> dict[int, tuple[int, int]]:
+    """(log start offset, high watermark) of each partition, asked of the broker (ListOffsets)."""
+    result: dict[int, tuple[int, int]] = {}
+    for p in partitions:
+        low, high = consumer.get_watermark_offsets(ck.TopicPartition(topic, p), timeout=timeout, cached=False)
+        result[p] = (int(low), int(high))
     return result
 
 

@@ -7,7 +7,7 @@ import threading
 import traceback
 from collections.abc import Callable, Mapping
 
-from pyconnect.api.connector import Connector
+from pyconnect.api.connector import Connector, OffsetStorageReader
 from pyconnect.config.providers import resolve_config, restore_placeholders
 from pyconnect.plugins import PluginRegistry
 from pyconnect.storage.config_store import ConfigStore
@@ -31,12 +31,14 @@ class ConnectorRunner:
     """Owner-side lifecycle of one connector."""
 
     def __init__(self, name: str, config: Mapping[str, str], plugins: PluginRegistry, configs: ConfigStore,
-                 report: Callable[[str, str | None], None]) -> None:
+                 report: Callable[[str, str | None], None], offset_reader: OffsetStorageReader | None = None
+                 ) -> None:
         self.name = name
         self.config = dict(config)
         self._plugins = plugins
         self._configs = configs
         self._report = report
+        self._offset_reader = offset_reader
         self._connector: Connector | None = None
         self.state = "UNASSIGNED"
         self.reconfigure_requested = threading.Event()
@@ -48,6 +50,12 @@ class ConnectorRunner:
 
     def raise_error(self, error: BaseException) -> None:
         self._fail(error)
+
+    @property
+    def offset_storage_reader(self) -> OffsetStorageReader:
+        if self._offset_reader is None:
+            raise RuntimeError("this runtime gives the connector no offset reader")
+        return self._offset_reader
 
     # lifecycle -------------------------------------------------------------------------------
 
@@ -94,8 +102,11 @@ class ConnectorRunner:
             configs = connector.task_configs(max_tasks)
             task_class = connector.task_class()
             path = f"{task_class.__module__}:{task_class.__qualname__}"
-            self._ensure_task_configs([restore_placeholders({**c, "task.class": path}, self.config)
-                                       for c in configs[:max_tasks]])
+            # A connector may name another task class per task (a batch task next to its source
+            # tasks); batch tasks do not count against tasks.max.
+            limit = max_tasks + sum(1 for c in configs if "task.class" in c)
+            self._ensure_task_configs([restore_placeholders({"task.class": path, **c}, self.config)
+                                       for c in configs[:limit]])
         except Exception as exc:
             self._fail(exc)
 

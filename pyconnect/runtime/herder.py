@@ -87,9 +87,11 @@ class Herder:
 
     @staticmethod
     def _state(status: Status) -> dict[str, Any]:
-        out = {"state": status.state, "worker_id": status.worker_id}
+        out: dict[str, Any] = {"state": status.state, "worker_id": status.worker_id}
         if status.trace:
             out["trace"] = status.trace  # left out when empty, as Connect does
+        if status.progress is not None:
+            out["progress"] = status.progress  # batch tasks only (an extension)
         return out
 
     def status(self, name: str) -> dict[str, Any]:

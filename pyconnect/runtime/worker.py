@@ -10,7 +10,9 @@ import time
 import traceback
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from typing import Any
 
+from pyconnect.api.batch import BatchTask
 from pyconnect.api.connector import SourceTask
 from pyconnect.config.providers import resolve_config
 from pyconnect.config.worker import WorkerConfig
@@ -19,10 +21,11 @@ from pyconnect.kafka.config import to_librdkafka
 from pyconnect.plugins import PluginRegistry, registry
 from pyconnect.runtime import loggers, metrics
 from pyconnect.runtime.assignment import WorkerAssignment, assign
+from pyconnect.runtime.batch_runner import BatchTaskRunner
 from pyconnect.runtime.connector_runner import ConnectorRunner, connector_instance
 from pyconnect.runtime.converters import converter_for
 from pyconnect.runtime.membership import Membership
-from pyconnect.runtime.source_runner import RunnerSettings, SourceTaskRunner
+from pyconnect.runtime.source_runner import ConnectorOffsetReader, RunnerSettings, SourceTaskRunner
 from pyconnect.storage.config_store import ConfigSnapshot, ConfigStore
 from pyconnect.storage.log import KafkaLog, Log
 from pyconnect.storage.offset_store import OffsetStore
@@ -78,14 +81,14 @@ def _topic_conf(config: WorkerConfig, prefix: str) -> dict[str, str]:
 
 
 def _load_task_class(task_config: Mapping[str, str], connector_config: Mapping[str, str],
-                     plugins: PluginRegistry) -> type[SourceTask]:
+                     plugins: PluginRegistry) -> type[SourceTask] | type[BatchTask]:
     path = task_config.get("task.class", "")
     module_name, _, attr = path.partition(":")
     if module_name and attr:
         obj = importlib.import_module(module_name)
         for part in attr.split("."):
             obj = getattr(obj, part)
-        if isinstance(obj, type) and issubclass(obj, SourceTask):
+        if isinstance(obj, type) and issubclass(obj, (SourceTask, BatchTask)):
             return obj
     return connector_instance(plugins, connector_config).task_class()
 
@@ -122,7 +125,7 @@ class Worker:
             shutdown_timeout=int(config["task.shutdown.graceful.timeout.ms"]) / 1000.0,
         )
         self.connectors: dict[str, ConnectorRunner] = {}
-        self.tasks: dict[str, SourceTaskRunner] = {}
+        self.tasks: dict[str, SourceTaskRunner | BatchTaskRunner] = {}
         self._task_configs: dict[str, dict[str, str]] = {}
         self._restarts_seen: dict[str, int] = {}
         self._task_restarts: set[str] = set()
@@ -280,9 +283,9 @@ class Worker:
 
     # connectors and tasks --------------------------------------------------------------------
 
-    def _report(self, connector: str, task: int | None) -> Callable[[str, str | None], None]:
-        def report(state: str, trace: str | None) -> None:
-            status = Status(state, self.worker_id, self._generation, trace)
+    def _report(self, connector: str, task: int | None) -> Callable[..., None]:
+        def report(state: str, trace: str | None, progress: dict[str, Any] | None = None) -> None:
+            status = Status(state, self.worker_id, self._generation, trace, progress)
             if task is None:
                 self.statuses.put_connector(connector, status)
             else:
@@ -291,7 +294,7 @@ class Worker:
 
     def _start_connector(self, name: str, snapshot: ConfigSnapshot) -> None:
         runner = ConnectorRunner(name, snapshot.connectors[name], self.plugins, self.configs,
-                                 self._report(name, None))
+                                 self._report(name, None), ConnectorOffsetReader(self.offsets, name))
         self.connectors[name] = runner
         log.info("[%s] starting connector", name)
         runner.start(snapshot.target_state(name))
@@ -311,8 +314,13 @@ class Worker:
             task_class = _load_task_class(task_config, snapshot.connectors[name], self.plugins)
             on_topic = ((lambda topic: self.statuses.put_topic(name, topic, int(index)))
                         if self.config["topic.tracking.enable"] else None)
-            runner = SourceTaskRunner(name, int(index), task_class(), task_config, self.offsets,
-                                      self._task_settings(snapshot.connectors[name]), report, on_topic)
+            runner: SourceTaskRunner | BatchTaskRunner
+            if issubclass(task_class, BatchTask):
+                runner = BatchTaskRunner(name, int(index), task_class(), task_config, self.offsets, report,
+                                         self._settings.flush_timeout + 25)
+            else:
+                runner = SourceTaskRunner(name, int(index), task_class(), task_config, self.offsets,
+                                          self._task_settings(snapshot.connectors[name]), report, on_topic)
         except Exception as exc:
             report("FAILED", "".join(traceback.format_exception(exc)))
             self.tasks[task_id] = _FailedTask(task_id)  # type: ignore[assignment]

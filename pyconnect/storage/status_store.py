@@ -9,6 +9,7 @@ from __future__ import annotations
 import logging
 import time
 from dataclasses import dataclass
+from typing import Any
 
 import orjson
 
@@ -25,10 +26,15 @@ class Status:
     worker_id: str
     generation: int
     trace: str | None = None
+    #: A batch task's progress (records, rate, ETA); an extra field Connect's readers ignore.
+    progress: dict[str, Any] | None = None
 
     def to_json(self) -> bytes:
-        return orjson.dumps({"state": self.state, "trace": self.trace, "worker_id": self.worker_id,
-                             "generation": self.generation})
+        value: dict[str, Any] = {"state": self.state, "trace": self.trace, "worker_id": self.worker_id,
+                                 "generation": self.generation}
+        if self.progress is not None:
+            value["progress"] = self.progress
+        return orjson.dumps(value)
 
 
 class StatusStore(LogBackedStore):
@@ -94,7 +100,7 @@ class StatusStore(LogBackedStore):
             try:
                 v = orjson.loads(raw_value)
                 status = Status(str(v["state"]), str(v.get("worker_id") or ""), int(v.get("generation") or 0),
-                                v.get("trace"))
+                                v.get("trace"), v.get("progress") if isinstance(v.get("progress"), dict) else None)
             except (orjson.JSONDecodeError, KeyError, TypeError, ValueError):
                 log.warning("ignoring malformed status record %s", key)
                 return

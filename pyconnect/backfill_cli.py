@@ -1,0 +1,167 @@
+"""`pyconnect backfill`: run a MirrorSource connector's backfill once, in this process, with progress.
+
+    pyconnect backfill worker.properties mirror-source.properties [--topic T ...] [--threshold N]
+
+The worker file names the Connect cluster whose offsets topic holds the connector's offsets (the plan
+and the hand-over are written there, so the connector's streaming tasks start exactly where the
+copy ended); the connector file is the MirrorSourceConnector config (`name=` required) with
+`spark.master` and other `spark.*` keys. Run it before the connector is created, or while it is
+stopped. Re-running after a crash resumes without copying anything twice. Exit codes: 0 done,
+1 Kafka/Spark error, 2 bad file or argument.
+"""
+
+from __future__ import annotations
+
+import argparse
+import signal
+import sys
+import threading
+import time
+from collections.abc import Mapping
+from typing import Any
+
+from pyconnect.config.properties import ConfigFileError, load_properties
+from pyconnect.config.providers import resolve_config
+from pyconnect.config.worker import load_worker_config
+from pyconnect.kafka.clients import KafkaClientError
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    bf = sub.add_parser("backfill", help="bulk-copy the backlog of a MirrorSource connector's topics on Spark")
+    bf.add_argument("worker_properties", help="worker.properties of the Connect cluster (offsets topic)")
+    bf.add_argument("connector_properties", help="the MirrorSourceConnector config (name=..., spark.*)")
+    bf.add_argument("--topic", action="append", default=[], help="backfill only this source topic (repeatable)")
+    bf.add_argument("--threshold", type=int, help="override backfill.threshold.records")
+
+
+class ProgressBar:
+    """Per-topic lines: records copied/total, rate and ETA (redrawn on a terminal, else every 5 s)."""
+
+    def __init__(self, out: Any = sys.stderr) -> None:
+        self.out = out
+        self.tty = bool(getattr(out, "isatty", lambda: False)())
+        self._last = 0.0
+        self._lines = 0
+
+    def __call__(self, progress: Mapping[str, Any]) -> None:
+        now = time.monotonic()
+        final = progress.get("state") == "done"
+        if not final and now - self._last < (0.5 if self.tty else 5.0):
+            return
+        self._last = now
+        rate = float(progress.get("rate_records_per_second") or 0)
+        lines = []
+        for topic, t in sorted(progress.get("topics", {}).items()):
+            total, copied = int(t["records_total"]), int(t["records_copied"])
+            share = copied / total if total else 1.0
+            bar = "#" * int(share * 30) + "-" * (30 - int(share * 30))
+            eta = t.get("eta_seconds")
+            lines.append(f"{topic:<30} [{bar}] {share * 100:5.1f}% {copied:,}/{total:,} records  "
+                         f"{t['partitions_done']}/{t['partitions']} partitions  "
+                         f"ETA {'-' if eta is None else f'{eta:.0f}s'}")
+        lines.append(f"{'total':<30} {int(progress.get('records_copied', 0)):,}/"
+                     f"{int(progress.get('records_total', 0)):,} records at {rate:,.0f} records/s")
+        if self.tty and self._lines:
+            self.out.write(f"\x1b[{self._lines}F")
+        self.out.write("\n".join(lines) + "\n")
+        self.out.flush()
+        self._lines = len(lines)
+
+
+def run(args: argparse.Namespace) -> int:
+    from connectors.mirror.backfill_plan import candidates
+    from connectors.mirror.backfill_task import MirrorBackfillTask
+    from connectors.mirror.source_connector import MirrorSourceConnector
+    from pyconnect.kafka.admin import Admin
+    from pyconnect.plugins import registry
+    from pyconnect.runtime.batch_runner import BatchContext
+    from pyconnect.runtime.connector_runner import connector_instance
+    from pyconnect.runtime.source_runner import ConnectorOffsetReader
+    from pyconnect.runtime.worker import kafka_log_factory
+    from pyconnect.storage.offset_store import OffsetStore
+
+    try:
+        worker = load_worker_config(load_properties(args.worker_properties))
+        raw = load_properties(args.connector_properties).values()
+    except ConfigFileError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    name = raw.get("name", "").strip()
+    if not name:
+        print(f"error: {args.connector_properties}: name: the connector name is required", file=sys.stderr)
+        return 2
+    config = resolve_config(raw)
+    if args.threshold is not None:
+        config["backfill.threshold.records"] = str(args.threshold)
+    try:
+        connector = connector_instance(registry, config)
+    except ValueError as exc:
+        print(f"error: {args.connector_properties}: connector.class: {exc}", file=sys.stderr)
+        return 2
+    if not isinstance(connector, MirrorSourceConnector):
+        print(f"error: {args.connector_properties}: connector.class: backfill needs a MirrorSourceConnector, "
+              f"not {config.get('connector.class')}", file=sys.stderr)
+        return 2
+    errors = [f"{k}: {m}" for k, v in connector.validate(config).items() for m in v.errors]
+    if errors:
+        print(f"error: {args.connector_properties}: " + "; ".join(errors), file=sys.stderr)
+        return 2
+    try:
+        factory, _cluster = kafka_log_factory(worker)
+        offsets = OffsetStore(factory(worker["offset.storage.topic"], int(worker["offset.storage.partitions"])))
+        offsets.start()
+        reader = ConnectorOffsetReader(offsets, name)
+        connector.initialize(_CliContext(reader))
+        connector.start({**config, "backfill.enabled": "true", "refresh.topics.enabled": "false"})
+        try:
+            cfg = connector.cfg
+            if args.topic:
+                existing = Admin(cfg.client("source", "admin")).topic_partitions()
+                unknown = [t for t in args.topic if t not in existing]
+                if unknown:
+                    print(f"error: topic(s) {', '.join(unknown)} do not exist on source cluster {cfg.source} "
+                          f"({cfg.client('source', 'admin').get('bootstrap.servers')})", file=sys.stderr)
+                    return 2
+                connector.remote.ensure({t: existing[t] for t in args.topic})
+                tps = candidates(cfg, reader, {(t, p) for t in args.topic for p in range(existing[t])})
+            else:
+                tps = connector.backfill_partitions()
+        finally:
+            connector.stop()
+        if not tps:
+            print("nothing to backfill: every partition is handed to streaming (below the threshold, already "
+                  "streamed, or done)", file=sys.stderr)
+            return 0
+        task = MirrorBackfillTask()
+        task.initialize(BatchContext(reader, config, offsets, name, ProgressBar(), 60.0))
+        task.start({**config, "backfill.assigned.partitions": ",".join(f"{t}-{p}" for t, p in sorted(tps))})
+        stop = threading.Event()
+
+        def on_signal(_signum: int, _frame: Any) -> None:
+            stop.set()
+            task.stop()
+        signal.signal(signal.SIGTERM, on_signal)
+        signal.signal(signal.SIGINT, on_signal)
+        task.run()
+        offsets.stop()
+        if stop.is_set():
+            print("backfill interrupted; run the same command again to resume", file=sys.stderr)
+            return 1
+        return 0
+    except (KafkaClientError, RuntimeError) as exc:
+        print(f"error: backfill failed: {exc}", file=sys.stderr)
+        return 1
+    except Exception as exc:  # e.g. a Spark job failure (Py4J error with the executor's trace)
+        print(f"error: backfill failed: {exc}", file=sys.stderr)
+        return 1
+
+
+class _CliContext:
+    def __init__(self, reader: Any) -> None:
+        self.offset_storage_reader = reader
+
+    def request_task_reconfiguration(self) -> None:
+        return None
+
+    def raise_error(self, error: BaseException) -> None:
+        raise error
