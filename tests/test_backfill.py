@@ -6,6 +6,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -17,7 +18,8 @@ from confluent_kafka import Consumer, TopicPartition
 from tests.harness.brokers import Broker
 from tests.harness.kafka_io import create_topic, produce_many, read_all, read_partitions
 from tests.harness.mirror import mirror_source
-from tests.harness.workers import REPO, wait_for, worker_properties, write_properties
+from tests.harness.workers import REPO, Cluster, wait_for, worker_properties, write_properties
+from tests.test_mirror_checkpoints import checkpoint_config
 
 pytest.importorskip("pyspark")
 
@@ -111,3 +113,110 @@ def test_backfill_of_a_missing_topic_is_a_clear_error(broker: Broker, broker_b: 
     out = (tmp_path / "backfill.log").read_text()
     assert f"error: topic(s) missing{unique} do not exist on source cluster A" in out, out
     assert time.monotonic() - started < 60
+
+
+def keep_producing(bootstrap: str, topic: str, start: int, count: int, partitions: int, stop: threading.Event
+                   ) -> threading.Thread:
+    """New records on A while the backfill and then streaming run (in small bursts)."""
+    def run() -> None:
+        done = 0
+        while done < count and not stop.is_set():
+            produce_many(bootstrap, topic, 400, partitions, start=start + done)
+            done += 400
+            time.sleep(0.1)
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    return thread
+
+
+def test_backfill_then_streaming_is_exact_and_checkpoints_translate(cluster_factory: Any, broker: Broker,
+                                                                    broker_b: Broker, unique: str) -> None:
+    t, parts, n, more = f"bfs{unique}", 8, 400_000, 16_000
+    create_topic(broker.bootstrap, t, parts)
+    produce_many(broker.bootstrap, t, n, parts)
+    group = f"bfg{unique}"
+    middle = {p: 20_000 + 7 * p for p in range(parts)}  # inside every partition's backfilled range
+    consumer = Consumer({"bootstrap.servers": broker.bootstrap, "group.id": group, "enable.auto.commit": False})
+    consumer.commit(offsets=[TopicPartition(t, p, o) for p, o in middle.items()], asynchronous=False)
+    consumer.close()
+
+    cluster: Cluster = cluster_factory(on=broker_b)
+    (w,) = cluster.start(1)
+    stop = threading.Event()
+    producer = keep_producing(broker.bootstrap, t, n, more, parts, stop)
+    try:
+        assert w.request("POST", "/connectors", {"name": "mm", "config": mirror_source(broker, broker_b, {
+            "topics": t, "backfill.enabled": "true", "backfill.threshold.records": "1000",
+            "spark.master": "local[2]", "spark.ui.enabled": "false",
+            # bulk-copy tuning; this test does not resume, so exact end offsets on B are not needed
+            "backfill.producer.batch.num.messages": "10000", "backfill.producer.linger.ms": "20"})}
+        ).status_code == 201
+        progress = wait_for(lambda: next((task["progress"] for task in w.request(
+            "GET", "/connectors/mm/status").json()["tasks"] if task.get("progress")), None), 120,
+            "the batch task's progress in the REST status")
+        assert progress["records_total"] > n // 2 and set(progress["topics"]) == {t}
+        assert w.request("POST", "/connectors", {"name": "cp", "config": checkpoint_config(
+            broker, broker_b, t, group, sync_group_offsets_enabled="true",
+            sync_group_offsets_interval_seconds="1")}).status_code == 201
+        # the hand-over: the batch task goes away and streaming tasks own every partition
+        wait_for(lambda: (lambda tasks: tasks and all("progress" not in task and task["state"] == "RUNNING"
+                                                       for task in tasks))(
+            w.request("GET", "/connectors/mm/status").json()["tasks"]), 240, "streaming after the backfill")
+        producer.join(120)
+    finally:
+        stop.set()
+    source = read_partitions(broker.bootstrap, t, n + more)
+    target = read_partitions(broker_b.bootstrap, f"A.{t}", n + more + 1, timeout=20)  # 20 s: nothing extra
+    for p in range(parts):
+        assert target[p] == source[p], f"partition {p}: {len(target[p])} records on B vs {len(source[p])} on A"
+
+    offsets = stored_offsets(broker_b.bootstrap, f"{cluster.group}-offsets", "mm")
+    backfilled = sum(offsets[plan_key(t, p)]["end"] - offsets[plan_key(t, p)]["start"] for p in range(parts))
+    assert backfilled > n // 2, "most of the backlog must have gone through Spark"
+    # A group committed inside the backfilled range translates exactly (B's copy starts at offset 0).
+    assert all(middle[p] < offsets[plan_key(t, p)]["end"] for p in range(parts))
+    wait_for(lambda: group_offsets(broker_b.bootstrap, group, f"A.{t}", parts) == middle, 90,
+             "the group's offsets translated on B")
+    print(f"\nBACKFILL: {backfilled:,} records via Spark, {n + more - backfilled:,} by streaming; "
+          f"B == A on all {parts} partitions")
+
+
+def group_offsets(bootstrap: str, group: str, topic: str, partitions: int) -> dict[int, int]:
+    consumer = Consumer({"bootstrap.servers": bootstrap, "group.id": group})
+    try:
+        tps = consumer.committed([TopicPartition(topic, p) for p in range(partitions)], timeout=10)
+        return {tp.partition: tp.offset for tp in tps}
+    finally:
+        consumer.close()
+
+
+def test_spark_failures_fail_only_the_batch_task(cluster_factory: Any, broker: Broker, broker_b: Broker,
+                                                 unique: str) -> None:
+    big, small = f"bfx{unique}", f"bfy{unique}"
+    create_topic(broker.bootstrap, big, 2)
+    create_topic(broker.bootstrap, small, 1)
+    produce_many(broker.bootstrap, big, 4_000, 2)
+    produce_many(broker.bootstrap, small, 100, 1)
+    cluster: Cluster = cluster_factory(on=broker_b)
+    (w,) = cluster.start(1)
+    cases = {  # an unreachable master, and a job whose Spark task fails (Kafka refuses the producer config)
+        "nomaster": ({"spark.master": "spark://127.0.0.1:1"}, "Spark master spark://127.0.0.1:1 is unreachable"),
+        "badjob": ({"spark.master": "local[1]", "backfill.producer.compression.type": "bogus"},
+                   "compression.type"),
+    }
+    for name, (extra, _reason) in cases.items():
+        assert w.request("POST", "/connectors", {"name": name, "config": mirror_source(broker, broker_b, {
+            "topics": f"{big}|{small}", "backfill.enabled": "true", "backfill.threshold.records": "1000",
+            "spark.ui.enabled": "false", "replication.policy.separator": f".{name}.", **extra})}
+        ).status_code == 201
+    for name, (_extra, reason) in cases.items():
+        status = wait_for(lambda name=name: (lambda s: s if any(task["state"] == "FAILED" for task in s["tasks"])
+                                             else None)(w.request("GET", f"/connectors/{name}/status").json()),
+                          120, f"{name}: the batch task FAILED")
+        failed = [task for task in status["tasks"] if task["state"] == "FAILED"]
+        assert len(failed) == 1 and reason in failed[0]["trace"], failed
+        assert status["connector"]["state"] == "RUNNING"
+        # the streaming task is unaffected: the small topic (below the threshold) is replicated
+        assert [task["state"] for task in status["tasks"] if task is not failed[0]] == ["RUNNING"]
+        wait_for(lambda name=name: len(read_partitions(broker_b.bootstrap, f"A.{name}.{small}", 100, 10)[0]) == 100,
+                 60, f"{name}: streaming of the small topic")

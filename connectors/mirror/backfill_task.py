@@ -58,11 +58,13 @@ def check_master(master: str, timeout: float = 10.0) -> None:
 
 
 class MirrorBackfillTask(BatchTask):
+    def __init__(self) -> None:
+        self._stopping = threading.Event()
+        self._spark: Any = None
+
     def start(self, config: Mapping[str, str]) -> None:
         self.cfg = MirrorConfig(SOURCE, config)
         self.assigned = parse_partitions(config.get("backfill.assigned.partitions", ""))
-        self._stopping = threading.Event()
-        self._spark: Any = None
 
     def stop(self) -> None:
         self._stopping.set()

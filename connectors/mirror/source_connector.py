@@ -70,6 +70,7 @@ class MirrorSourceConnector(SourceConnector):
         self._partitions = self._discover()
         self.remote.ensure(self._partitions)
         self._backfill: set[tuple[str, int]] = set()
+        self._batch_assigned: set[tuple[str, int]] = set()
         if self.cfg["backfill.enabled"]:
             self._backfill = self._backfill_candidates(self._all(self._partitions))
         self.remote.sync_configs(self._partitions)
@@ -151,19 +152,26 @@ class MirrorSourceConnector(SourceConnector):
     def task_configs(self, max_tasks: int) -> list[dict[str, str]]:
         if not self.cfg["enabled"]:
             return []
-        backfill = sorted(self._backfill)
         tps = sorted(self._all(self._partitions) - self._backfill)
         configs = []
+        if self._backfill:
+            # One batch task (a Spark job) at index 0, with the same config for as long as any of its
+            # partitions is not done: streaming tasks change as partitions are handed over, but the
+            # running Spark job is left alone (it skips partitions whose plan is done).
+            if not self._batch_assigned or not self._backfill <= self._batch_assigned:
+                self._batch_assigned = set(self._backfill) | self._batch_assigned
+            configs.append({**self.raw, "task.class": BACKFILL_TASK_CLASS, "task.index": "0",
+                            "backfill.assigned.partitions": ",".join(f"{t}-{p}"
+                                                                     for t, p in sorted(self._batch_assigned))})
+        else:
+            self._batch_assigned = set()
         if tps:
             count = min(max_tasks, len(tps))
             buckets: list[list[str]] = [[] for _ in range(count)]
             for i, (topic, partition) in enumerate(tps):
                 buckets[i % count].append(f"{topic}-{partition}")
-            configs = [{**self.raw, "task.assigned.partitions": ",".join(b), "task.index": str(i)}
-                       for i, b in enumerate(buckets)]
-        if backfill:  # one batch task (a Spark job) for every partition still to backfill
-            configs.append({**self.raw, "task.class": BACKFILL_TASK_CLASS, "task.index": str(len(configs)),
-                            "backfill.assigned.partitions": ",".join(f"{t}-{p}" for t, p in backfill)})
+            configs += [{**self.raw, "task.assigned.partitions": ",".join(b), "task.index": str(len(configs) + i)}
+                        for i, b in enumerate(buckets)]
         return configs
 
     def stop(self) -> None:

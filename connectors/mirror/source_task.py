@@ -146,7 +146,10 @@ class MirrorSourceTask(SourceTask):
             self.sync_producer.flush(10)
 
     def stop(self) -> None:
-        self._stopping.set()
+        stopping = getattr(self, "_stopping", None)
+        if stopping is None:
+            return  # stopped before start
+        stopping.set()
         if threading.current_thread() is not getattr(self, "_thread", None):
             return  # signalled from another thread: the task thread closes the consumer
         self._publish()
