@@ -8,6 +8,7 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -15,13 +16,29 @@ import orjson
 import pytest
 from confluent_kafka import Consumer, TopicPartition
 
-from tests.harness.brokers import Broker
+from tests.harness.brokers import Broker, start_broker
 from tests.harness.kafka_io import create_topic, produce_many, read_all, read_partitions
 from tests.harness.mirror import mirror_source
 from tests.harness.workers import REPO, Cluster, wait_for, worker_properties, write_properties
 from tests.test_mirror_checkpoints import checkpoint_config
 
 pytest.importorskip("pyspark")
+
+
+# Backfill tests move ~1M records: they get brokers of their own, so the session brokers that
+# the other tests share stay small (an in-memory Tansu holding it all slows down everyone after).
+@pytest.fixture(scope="module")
+def broker() -> Iterator[Broker]:
+    b = start_broker("A", 0)
+    yield b
+    b.stop()
+
+
+@pytest.fixture(scope="module")
+def broker_b() -> Iterator[Broker]:
+    b = start_broker("B", 1)
+    yield b
+    b.stop()
 
 
 def landed(bootstrap: str, topic: str, partitions: int) -> int:

@@ -34,6 +34,10 @@ class _Job:
 class MirrorSourceConnector(SourceConnector):
     java_class_name = "org.apache.kafka.connect.mirror.MirrorSourceConnector"
 
+    def __init__(self) -> None:
+        self._backfill: set[tuple[str, int]] = set()  # partitions the batch task copies before streaming
+        self._batch_assigned: set[tuple[str, int]] = set()  # the batch task's (stable) partition list
+
     def config_def(self) -> ConfigDef:
         return SOURCE
 
@@ -69,8 +73,7 @@ class MirrorSourceConnector(SourceConnector):
                                                    {"cleanup.policy": "compact"}), exact_partitions=True)
         self._partitions = self._discover()
         self.remote.ensure(self._partitions)
-        self._backfill: set[tuple[str, int]] = set()
-        self._batch_assigned: set[tuple[str, int]] = set()
+        self._backfill, self._batch_assigned = set(), set()
         if self.cfg["backfill.enabled"]:
             self._backfill = self._backfill_candidates(self._all(self._partitions))
         self.remote.sync_configs(self._partitions)
