@@ -118,6 +118,7 @@ def test_killed_backfill_resumes_without_duplicates(broker: Broker, broker_b: Br
         assert offsets[source_key(t, p)] == {"offset": plan["end"] - 1}
     log = (tmp_path / "backfill.log").read_text()
     assert "found already copied" in log
+    assert f"{t}" in log and "records at" in log and "partitions  ETA" in log, "no progress bar printed"
 
 
 def test_backfill_of_a_missing_topic_is_a_clear_error(broker: Broker, broker_b: Broker, tmp_path: Path,
@@ -237,3 +238,47 @@ def test_spark_failures_fail_only_the_batch_task(cluster_factory: Any, broker: B
         assert [task["state"] for task in status["tasks"] if task is not failed[0]] == ["RUNNING"]
         wait_for(lambda name=name: len(read_partitions(broker_b.bootstrap, f"A.{name}.{small}", 100, 10)[0]) == 100,
                  60, f"{name}: streaming of the small topic")
+
+
+def test_transactional_source_gaps_copy_exactly_and_syncs_translate(broker: Broker, broker_b: Broker,
+                                                                     tmp_path: Path, unique: str) -> None:
+    """Transaction markers leave offsets without records upstream: the copy skips them, writes a sync at
+    every gap, and the syncs translate every upstream record to the offset where it landed."""
+    from confluent_kafka import Producer
+
+    from connectors.mirror.formats import OffsetSync
+    from connectors.mirror.offset_sync_store import OffsetSyncStore
+
+    t, parts = f"bftx{unique}", 2
+    create_topic(broker.bootstrap, t, parts)
+    producer = Producer({"bootstrap.servers": broker.bootstrap, "transactional.id": f"tx-{unique}",
+                         "batch.num.messages": 1, "linger.ms": 0})  # exact end offsets on Tansu
+    producer.init_transactions(30)
+    for txn in range(6):
+        producer.begin_transaction()
+        for i in range(300):
+            producer.produce(t, b"v%d-%d" % (txn, i), key=b"k%d" % i, partition=i % parts)
+        producer.commit_transaction(30)
+    source = read_partitions(broker.bootstrap, t, 1_800)
+    assert any(r[0] != i for p in range(parts) for i, r in enumerate(source[p])), "no gaps upstream"
+    name = f"bftx-{unique}"
+    worker = worker_properties(broker_b, f"bftxw{unique}", 0)
+    connector = {"name": name, **mirror_source(broker, broker_b, {
+        "topics": t, "spark.master": "local[1]", "spark.ui.enabled": "false"})}
+    proc = backfill_cli(tmp_path, worker, connector, "--threshold", "0")
+    assert proc.wait(300) == 0, (tmp_path / "backfill.log").read_text()[-3000:]
+
+    offsets = stored_offsets(broker_b.bootstrap, f"bftxw{unique}-offsets", name)
+    target = read_partitions(broker_b.bootstrap, f"A.{t}", 1_801, timeout=5)
+    store = OffsetSyncStore()
+    for _p, _o, key, value in read_all(broker.bootstrap, "mm2-offset-syncs.B.internal", idle=1.0):
+        sync = OffsetSync.decode(key or b"", value or b"")
+        if sync.topic == t:
+            store.add(sync)
+    for p in range(parts):
+        end = offsets[plan_key(t, p)]["end"]
+        copied = [r for r in source[p] if r[0] < end]
+        assert [r[1:] for r in target[p]] == [r[1:] for r in copied], f"partition {p}"
+        for (up, *_), (down, *_) in zip(copied, target[p], strict=True):
+            assert store.translate(t, p, up) == down, (p, up, down)
+        assert offsets[source_key(t, p)] == {"offset": end - 1}
