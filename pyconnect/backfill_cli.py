@@ -23,7 +23,6 @@ from typing import Any
 from pyconnect.config.properties import ConfigFileError, load_properties
 from pyconnect.config.providers import resolve_config
 from pyconnect.config.worker import load_worker_config
-from pyconnect.kafka.clients import KafkaClientError
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -106,6 +105,7 @@ def run(args: argparse.Namespace) -> int:
     if errors:
         print(f"error: {args.connector_properties}: " + "; ".join(errors), file=sys.stderr)
         return 2
+    offsets: OffsetStore | None = None
     try:
         factory, _cluster = kafka_log_factory(worker)
         offsets = OffsetStore(factory(worker["offset.storage.topic"], int(worker["offset.storage.partitions"])))
@@ -143,17 +143,16 @@ def run(args: argparse.Namespace) -> int:
         signal.signal(signal.SIGTERM, on_signal)
         signal.signal(signal.SIGINT, on_signal)
         task.run()
-        offsets.stop()
         if stop.is_set():
             print("backfill interrupted; run the same command again to resume", file=sys.stderr)
             return 1
         return 0
-    except (KafkaClientError, RuntimeError) as exc:
+    except Exception as exc:  # Kafka, Spark (a Py4J error carrying the executor's trace), a bad plan
         print(f"error: backfill failed: {exc}", file=sys.stderr)
         return 1
-    except Exception as exc:  # e.g. a Spark job failure (Py4J error with the executor's trace)
-        print(f"error: backfill failed: {exc}", file=sys.stderr)
-        return 1
+    finally:
+        if offsets is not None:
+            offsets.stop()
 
 
 class _CliContext:

@@ -141,7 +141,7 @@ def keep_producing(bootstrap: str, topic: str, start: int, count: int, partition
         while done < count and not stop.is_set():
             produce_many(bootstrap, topic, 400, partitions, start=start + done)
             done += 400
-            time.sleep(0.1)
+            time.sleep(0.1)  # the pacing is the point: records keep arriving during backfill and hand-over
     thread = threading.Thread(target=run, daemon=True)
     thread.start()
     return thread

@@ -10,7 +10,8 @@ turns true in the same write that hands the partition to streaming (its MirrorSo
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -59,7 +60,7 @@ def stored_plans(reader: OffsetStorageReader, cluster: str, tps: Iterable[TopicP
     return out
 
 
-def _by_topic(tps: Iterable[TopicPartition]) -> dict[str, list[int]]:
+def by_topic(tps: Iterable[TopicPartition]) -> dict[str, list[int]]:
     grouped: dict[str, list[int]] = {}
     for topic, partition in sorted(tps):
         grouped.setdefault(topic, []).append(partition)
@@ -79,10 +80,8 @@ def candidates(cfg: MirrorConfig, reader: OffsetStorageReader, tps: Iterable[Top
         return chosen
     threshold = int(cfg["backfill.threshold.records"])
     policy = cfg.policy()
-    source = new_consumer(cfg.client("source", "consumer"))
-    target = new_consumer(cfg.client("target", "consumer"))
-    try:
-        for topic, partitions in _by_topic(fresh).items():
+    with _consumers(cfg) as (source, target):
+        for topic, partitions in by_topic(fresh).items():
             remote = policy.format_remote_topic(cfg.source, topic)
             backlog = offset_bounds(source, topic, partitions)
             landed = offset_bounds(target, remote, partitions)
@@ -90,24 +89,28 @@ def candidates(cfg: MirrorConfig, reader: OffsetStorageReader, tps: Iterable[Top
                 low, high = backlog[p]
                 if high - low >= threshold and landed[p][1] == landed[p][0]:
                     chosen.add((topic, p))
-    finally:
-        source.close()
-        target.close()
     return chosen
 
 
 def make_plans(cfg: MirrorConfig, tps: Iterable[TopicPartition]) -> list[PartitionPlan]:
     """Capture [log start, end) on the source and the remote partitions' current ends."""
     policy = cfg.policy()
-    source = new_consumer(cfg.client("source", "consumer"))
-    target = new_consumer(cfg.client("target", "consumer"))
     plans: list[PartitionPlan] = []
-    try:
-        for topic, partitions in _by_topic(tps).items():
+    with _consumers(cfg) as (source, target):
+        for topic, partitions in by_topic(tps).items():
             bounds = offset_bounds(source, topic, partitions)
             ends = end_offsets(target, policy.format_remote_topic(cfg.source, topic), partitions)
             plans.extend(PartitionPlan(topic, p, bounds[p][0], bounds[p][1], ends[p]) for p in partitions)
+    return plans
+
+
+@contextmanager
+def _consumers(cfg: MirrorConfig) -> Iterator[tuple[Any, Any]]:
+    """A source and a target consumer for offset queries, closed afterwards."""
+    source = new_consumer(cfg.client("source", "consumer"))
+    target = new_consumer(cfg.client("target", "consumer"))
+    try:
+        yield source, target
     finally:
         source.close()
         target.close()
-    return plans

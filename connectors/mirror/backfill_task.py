@@ -22,7 +22,7 @@ from typing import Any
 from urllib.parse import urlparse
 
 from connectors.mirror.backfill_copy import CopyResult, CopySpec, copy_range
-from connectors.mirror.backfill_plan import PartitionPlan, make_plans, plan_key, stored_plans
+from connectors.mirror.backfill_plan import PartitionPlan, by_topic, make_plans, plan_key, stored_plans
 from connectors.mirror.config import SOURCE, MirrorConfig
 from connectors.mirror.source_task import parse_partitions, source_partition
 from pyconnect.api import BatchTask
@@ -215,11 +215,8 @@ class _Progress:
             while not self._stop.wait(1.0):
                 with self._lock:
                     todo = [tp for tp in self._plans if tp not in self._done]
-                by_topic: dict[str, list[int]] = {}
-                for topic, partition in todo:
-                    by_topic.setdefault(topic, []).append(partition)
                 try:
-                    for topic, partitions in by_topic.items():
+                    for topic, partitions in by_topic(todo).items():
                         ends = end_offsets(consumer, policy.format_remote_topic(self._cfg.source, topic), partitions)
                         with self._lock:
                             for p, end in ends.items():

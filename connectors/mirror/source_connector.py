@@ -161,8 +161,7 @@ class MirrorSourceConnector(SourceConnector):
             # One batch task (a Spark job) at index 0, with the same config for as long as any of its
             # partitions is not done: streaming tasks change as partitions are handed over, but the
             # running Spark job is left alone (it skips partitions whose plan is done).
-            if not self._batch_assigned or not self._backfill <= self._batch_assigned:
-                self._batch_assigned = set(self._backfill) | self._batch_assigned
+            self._batch_assigned |= self._backfill  # grows only when new topics join the backfill
             configs.append({**self.raw, "task.class": BACKFILL_TASK_CLASS, "task.index": "0",
                             "backfill.assigned.partitions": ",".join(f"{t}-{p}"
                                                                      for t, p in sorted(self._batch_assigned))})

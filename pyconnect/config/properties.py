@@ -3,7 +3,7 @@
 Grammar (as Java's `Properties.load`): `=`, `:` or whitespace separates key and value;
 lines whose first non-blank character is `#` or `!` are comments; a line ending in an odd
 number of backslashes continues on the next line (leading blanks of the next line dropped);
-backslash escapes `\\t \\n \\r \\f \\uXXXX` and `\\<any>` for the character itself.
+backslash escapes `\\t \\n \\r \\f`, `\\u` + four hex digits, and `\\<any>` for the character itself.
 There are no inline comments: `a = b  # c` gives the value `b  # c`.
 
 Unlike Java we reject two shapes that are almost always a typo in a worker or MM2 file and

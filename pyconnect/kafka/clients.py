@@ -84,11 +84,7 @@ def assign(consumer: ck.Consumer, positions: Iterable[tuple[str, int, int]]) -> 
 def end_offsets(consumer: ck.Consumer, topic: str, partitions: Sequence[int],
                 timeout: float = 10.0) -> dict[int, int]:
     """High watermark of each partition, asked of the broker (ListOffsets latest)."""
-    result: dict[int, int] = {}
-    for p in partitions:
-        _low, high = consumer.get_watermark_offsets(ck.TopicPartition(topic, p), timeout=timeout, cached=False)
-        result[p] = int(high)
-    return result
+    return {p: high for p, (_low, high) in offset_bounds(consumer, topic, partitions, timeout).items()}
 
 
 def offset_bounds(consumer: ck.Consumer, topic: str, partitions: Sequence[int],

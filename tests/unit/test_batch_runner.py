@@ -12,6 +12,7 @@ from pyconnect.api import BatchTask
 from pyconnect.runtime.batch_runner import BatchTaskRunner
 from pyconnect.storage.log import MemoryLog, MemoryTopic
 from pyconnect.storage.offset_store import OffsetStore
+from tests.harness.workers import wait_for
 
 
 class Steps(BatchTask):
@@ -36,17 +37,10 @@ class Steps(BatchTask):
             done += 1
             self.context.write_offsets([({"unit": "all"}, {"done": done})])
             self.context.report_progress({"done": done, "total": self.steps})
-            time.sleep(0.01)
+            time.sleep(0.01)  # one unit of simulated work, so that a pause lands mid-run
 
     def stop(self) -> None:
         self._stop.set()
-
-
-def until(predicate: Any, timeout: float = 5.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        assert time.monotonic() < deadline, "timed out"
-        time.sleep(0.01)
 
 
 def runner_for(task: BatchTask) -> tuple[BatchTaskRunner, list[tuple[str, str | None, Any]], OffsetStore]:
@@ -62,14 +56,14 @@ def test_pause_stops_the_run_and_resume_continues_it_to_completion() -> None:
     task = Steps(60)
     runner, reports, store = runner_for(task)
     runner.start()
-    until(lambda: (store.get("c", {"unit": "all"}) or {"done": 0})["done"] >= 10)
+    wait_for(lambda: (store.get("c", {"unit": "all"}) or {"done": 0})["done"] >= 10, 5, "ten units done")
     runner.pause()
-    until(lambda: runner.state == "PAUSED")
+    wait_for(lambda: runner.state == "PAUSED", 5, "PAUSED")
     paused_at = store.get("c", {"unit": "all"})["done"]  # type: ignore[index]
-    time.sleep(0.1)
+    time.sleep(0.1)  # the behaviour under test: nothing advances over a window while paused
     assert store.get("c", {"unit": "all"})["done"] == paused_at < 60, "work went on while paused"  # type: ignore[index]
     runner.resume()
-    until(lambda: runner.completed)
+    wait_for(lambda: runner.completed, 5, "completion")
     assert store.get("c", {"unit": "all"}) == {"done": 60} and task.runs == 2
     assert runner.state == "RUNNING" and reports[-1][2] == {"done": 60, "total": 60}
     assert [r[0] for r in reports if r[2] is None][:1] == ["RUNNING"]
@@ -80,7 +74,7 @@ def test_pause_stops_the_run_and_resume_continues_it_to_completion() -> None:
 def test_a_failing_run_is_failed_with_its_trace() -> None:
     runner, reports, _store = runner_for(Steps(10, fail_at=3))
     runner.start()
-    until(lambda: runner.state == "FAILED")
+    wait_for(lambda: runner.state == "FAILED", 5, "FAILED")
     state, trace, progress = reports[-1]
     assert state == "FAILED" and trace is not None and "unit 3 cannot be processed" in trace
     assert progress == {"done": 3, "total": 10}

@@ -18,6 +18,7 @@ def member(topic: MemoryTopic, wid: str, session_ms: int = 400) -> Membership:
 
 
 def wait(predicate, timeout: float = 3.0) -> bool:  # type: ignore[no-untyped-def]
+    """Poll `predicate` under a deadline (the sleep below is the poll interval, not a wait for an event)."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if predicate():
@@ -104,7 +105,7 @@ def test_requests_wait_for_a_leader_instead_of_failing_while_joining() -> None:
     result: list[bool] = []
     waiter = threading.Thread(target=lambda: result.append(b.await_leader(3.0)))
     waiter.start()
-    time.sleep(0.05)
+    time.sleep(0.05)  # let the waiter block first, so the claim is what wakes it
     assert a.maybe_claim()
     waiter.join(5)
     assert result == [True] and b.leader_url() == "http://a"
