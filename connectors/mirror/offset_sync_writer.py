@@ -4,8 +4,9 @@ A sync (upstream U -> downstream D) is sent at once for the first record of a pa
 task's life, at every upstream gap (U != previous U + 1), at every downstream discontinuity
 (D != previous D + 1: duplicates after a restart, another producer, a new remote partition) and
 once `offset.lag.max` records passed since the last sync. Otherwise the newest mapping is held back
-and sent at the next offset commit. Between two consecutive syncs both offsets therefore advance
-together one by one, which is what lets the checkpoint side translate any offset exactly.
+and sent at the next offset commit, or as soon as the task is caught up (an empty poll). Between two
+consecutive syncs both offsets therefore advance together one by one, which is what lets the
+checkpoint side translate any offset exactly.
 """
 
 from __future__ import annotations

@@ -95,6 +95,10 @@ class MirrorSourceTask(SourceTask):
             return None
         messages: list[Any] = self.consumer.consume(self.batch, self.poll_timeout)
         if not messages:
+            # Caught up: send the held-back syncs now, so consumers at the end of the log (most of
+            # them) translate exactly without waiting for the next offset commit.
+            if self.syncs is not None:
+                self.syncs.flush_pending()
             self._publish()
             return None
         records: list[SourceRecord] = []
