@@ -3,9 +3,10 @@
     python bench/mirror_source_bench.py [--records 300000] [--size 512] [--partitions 4] [--rounds 3]
 
 Each round runs ../shared/bench/rawpipe.py (the bare confluent-kafka loop: the ceiling) and then
-one MirrorSourceTask driven by the real SourceTaskRunner (idempotent producer, offset tracking,
-offset syncs, metrics) over a topic of the same shape. Rounds alternate so that broker drift
-affects both; the medians and their ratio are printed and appended to docs/benchmarks.md.
+one MirrorSourceTask driven by the real SourceTaskRunner (idempotent producer, run-level delivery
+tracking, offset commits, offset syncs, metrics) over a topic of the same shape. Rounds alternate so
+that broker drift affects both; the medians and their ratio are printed and added to
+docs/benchmarks.md.
 """
 
 from __future__ import annotations
@@ -78,8 +79,16 @@ def mirror_task(src: str, dst: str, topic: str, n: int, partitions: int) -> floa
     settings = RunnerSettings({"bootstrap.servers": dst, **PRODUCER}, byte_array, byte_array, 0.1, 5.0, 10.0)
     runner = SourceTaskRunner("bench", 0, MirrorSourceTask(), config, offsets, settings,
                               lambda s, t: print(t) if t else None)
-    started = time.perf_counter()
+    launched = time.perf_counter()
     runner.start()
+    # The clock starts where rawpipe.py's does: clients created and partitions assigned (the task is
+    # RUNNING once its start() returned), so both rates measure the copy, not client start-up.
+    while runner.state != "RUNNING":
+        if runner.state == "FAILED" or time.perf_counter() - launched > 60:
+            raise RuntimeError(f"mirror task did not start: {runner.state}")
+        time.sleep(0.001)
+    started = time.perf_counter()
+    print(f"task start-up {started - launched:.2f}s (not timed)", flush=True)
     partition = {p: {"cluster": "A", "partition": p, "topic": topic} for p in range(partitions)}
     while True:  # done when every record is acknowledged and its offset committed
         done = sum((offsets.get("bench", partition[p]) or {"offset": -1})["offset"] + 1 for p in range(partitions))
@@ -123,8 +132,20 @@ def main() -> None:
             f"({mirror_m * mb:.1f} MB/s) | **{ratio:.2f}** |")
     print(f"median raw pipe {raw_m:,.0f} rec/s, median MirrorSource {mirror_m:,.0f} rec/s, ratio {ratio:.2f}")
     out = Path(args.out)
-    if out.exists():
-        out.write_text(out.read_text() + line + "\n")
+    if out.is_file():
+        out.write_text(add_row(out.read_text(), "| date | data | raw pipe (median) | one MirrorSource task", line))
+
+
+def add_row(doc: str, header: str, row: str) -> str:
+    """`doc` with `row` appended to the table that starts with `header` (or at the end)."""
+    lines = doc.splitlines()
+    at = next((i for i, text in enumerate(lines) if text.startswith(header)), None)
+    if at is None:
+        return doc.rstrip("\n") + "\n" + row + "\n"
+    end = at
+    while end + 1 < len(lines) and lines[end + 1].startswith("|"):
+        end += 1
+    return "\n".join([*lines[: end + 1], row, *lines[end + 1:]]) + "\n"
 
 
 if __name__ == "__main__":

@@ -18,7 +18,10 @@ def test_kill9_mid_stream_loses_nothing(cluster_factory: Any, broker: Broker, br
     t = f"k{unique}"
     create_topic(broker.bootstrap, t, 4)
     produce_many(broker.bootstrap, t, 40_000, 4)
-    cluster: Cluster = cluster_factory(on=broker_b)
+    # This test reads B by fetching (no ListOffsets), so the tasks may batch as in production instead of
+    # the harness's one-record requests (80k of those take minutes on a Tansu that holds other tests' data).
+    cluster: Cluster = cluster_factory(on=broker_b, extra={"producer.batch.num.messages": "10000",
+                                                           "producer.linger.ms": "5"})
     w = cluster.add_worker().wait_ready()
     config = mirror_source(broker, broker_b, {"topics": t, "tasks.max": "2"})
     assert w.request("POST", "/connectors", {"name": "mm", "config": config}).status_code == 201

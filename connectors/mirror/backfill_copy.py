@@ -20,6 +20,7 @@ from typing import Any
 from connectors.mirror.formats import OffsetSync
 from pyconnect.kafka.clients import (
     assign,
+    consume_available,
     end_offsets,
     new_bulk_producer,
     new_consumer,
@@ -73,7 +74,8 @@ def copy_range(spec: CopySpec) -> CopyResult:
     if landed < 0:
         raise RangeCopyError(f"{spec.remote_topic}-{spec.partition} ends before the planned target start "
                              f"{spec.target_start}: the remote topic was truncated or recreated")
-    consumer = new_consumer({**spec.source_consumer, "group.id": "pyconnect-backfill"})
+    # fetch.queue.backoff.ms: see MirrorSourceTask (librdkafka's 1 s default starves a busy reader).
+    consumer = new_consumer({"fetch.queue.backoff.ms": "20", **spec.source_consumer, "group.id": "pyconnect-backfill"})
     syncs: list[tuple[int, int]] = []
     sync_producer = (new_producer({"acks": "all", **spec.syncs_producer})
                      if spec.syncs_producer is not None else None)
@@ -122,7 +124,7 @@ def _messages(consumer: Any, spec: CopySpec, name: str) -> Any:
     (the range may end in offsets that hold no data record: transaction markers, compacted keys)."""
     idle = 0
     while True:
-        msgs = consumer.consume(spec.batch, 1.0)
+        msgs = consume_available(consumer, spec.batch, 1.0)
         if not msgs:
             if positions(consumer, spec.topic, [spec.partition])[spec.partition] >= spec.end:
                 return

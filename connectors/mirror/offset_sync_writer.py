@@ -12,7 +12,8 @@ checkpoint side translate any offset exactly.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from connectors.mirror.formats import OffsetSync
 
@@ -55,6 +56,35 @@ class OffsetSyncWriter:
             self._emit(OffsetSync(topic, partition, upstream, downstream))
         else:
             state.pending = True
+
+    def record_run(self, topic: str, partition: int, messages: Sequence[Any], first_down: int, last_down: int) -> None:
+        """Called for each acknowledged run of consumer messages (in produce order per partition) that
+        landed at `first_down`..`last_down`; emits exactly the syncs `record` would for each message."""
+        n = len(messages)
+        first_up, last_up = messages[0].offset(), messages[-1].offset()
+        if last_up - first_up == n - 1 and last_down - first_down == n - 1:
+            # Both sides advance together: only the first record and the offset.lag.max steps matter.
+            self.record(topic, partition, first_up, first_down)
+            state = self._states[(topic, partition)]
+            step = self._max_lag + 1
+            due = state.last_sync_downstream + step
+            while due <= last_down:
+                self._emit(OffsetSync(topic, partition, first_up + (due - first_down), due))
+                state.last_sync_downstream = due
+                due += step
+            state.prev_upstream, state.prev_downstream = last_up, last_down
+            state.pending = state.last_sync_downstream != last_down
+            return
+        # Upstream gaps (transaction markers, compaction) and/or another producer's records in between.
+        # Positions first_down + i are exact without interleaving and lower bounds with it (translating
+        # to a lower bound re-reads, never skips); the last record's position is known exactly.
+        for i, m in enumerate(messages):
+            self.record(topic, partition, m.offset(), first_down + i)
+        if last_down != first_down + n - 1:
+            state = self._states[(topic, partition)]
+            state.prev_downstream = state.last_sync_downstream = last_down
+            state.pending = False
+            self._emit(OffsetSync(topic, partition, last_up, last_down))
 
     def flush_pending(self) -> None:
         """Send every held-back sync (called at offset commit)."""

@@ -1,7 +1,7 @@
 """MirrorSourceTask: copy assigned source partitions to their remote topics, emitting offset syncs.
 
-The per-record path is one tuple (SourceRecord) and one small dict (its offset) per record; the
-partition maps, remote names and metrics are cached per partition and updated per batch.
+Consumed messages go to the runtime as they are, in runs per partition (no Python object per
+record); partition maps and remote names are cached, and metrics and offset syncs are updated per run.
 """
 
 from __future__ import annotations
@@ -14,12 +14,13 @@ from typing import Any
 from connectors.mirror.config import SOURCE, MirrorConfig
 from connectors.mirror.metrics import SourceMetrics
 from connectors.mirror.offset_sync_writer import OffsetSyncWriter
-from pyconnect.api import SourceRecord, SourceTask
+from pyconnect.api import MessageRun, MessageRunTask
 from pyconnect.kafka.clients import (
     OFFSET_BEGINNING,
     OFFSET_END,
     KafkaError,
     assign,
+    consume_available,
     new_consumer,
     new_producer,
     produce,
@@ -45,18 +46,22 @@ def source_partition(cluster: str, topic: str, partition: int) -> dict[str, Any]
     return {"cluster": cluster, "partition": partition, "topic": topic}
 
 
-class MirrorSourceTask(SourceTask):
-    ordered_partitions = True  # partition p of topic t always goes to partition p of the remote topic
+class MirrorSourceTask(MessageRunTask):
+    """Partition p of a source topic goes to partition p of its remote topic, as runs of messages."""
 
     def start(self, config: Mapping[str, str]) -> None:
         self.cfg = MirrorConfig(SOURCE, config)
         self.policy = self.cfg.policy()
         self.assigned = parse_partitions(config.get("task.assigned.partitions", ""))
-        self.poll_timeout = int(self.cfg["consumer.poll.timeout.ms"]) / 1000.0
+        # A caught-up task returns to the runner at least every 100 ms, so acks are processed and
+        # offsets committed promptly (Connect commits from a thread of its own; ours is the task's).
+        self.poll_timeout = min(int(self.cfg["consumer.poll.timeout.ms"]) / 1000.0, 0.1)
         self.batch = 10000
         self._stopping = threading.Event()
         self._thread = threading.current_thread()
-        consumer_conf = {"group.id": f"mm2-{self.cfg.source}-{self.cfg.target}",
+        # librdkafka postpones a partition's next fetch by fetch.queue.backoff.ms (1 s) once its
+        # queue is over the thresholds; a task that drains slower than it fetches then starves.
+        consumer_conf = {"group.id": f"mm2-{self.cfg.source}-{self.cfg.target}", "fetch.queue.backoff.ms": "20",
                          **self.cfg.client("source", "consumer")}
         reset = consumer_conf.get("auto.offset.reset", "earliest")
         self.consumer = new_consumer(consumer_conf)
@@ -90,10 +95,10 @@ class MirrorSourceTask(SourceTask):
             self.syncs = OffsetSyncWriter(send, int(self.cfg["offset.lag.max"]))
         log.info("mirroring %d partition(s) %s -> %s", len(self.assigned), self.cfg.source, self.cfg.target)
 
-    def poll(self) -> list[SourceRecord] | None:
+    def poll_runs(self) -> list[MessageRun] | None:
         if self._stopping.is_set():
             return None
-        messages: list[Any] = self.consumer.consume(self.batch, self.poll_timeout)
+        messages = consume_available(self.consumer, self.batch, self.poll_timeout)
         if not messages:
             # Caught up: send the held-back syncs now, so consumers at the end of the log (most of
             # them) translate exactly without waiting for the next offset commit.
@@ -101,38 +106,42 @@ class MirrorSourceTask(SourceTask):
                 self.syncs.flush_pending()
             self._publish()
             return None
-        records: list[SourceRecord] = []
-        append = records.append
-        remote, partitions = self._remote, self._partitions
-        nbytes: dict[tuple[str, int], int] = {}
-        last: dict[tuple[str, int], Any] = {}
-        for m in messages:
-            if m.error() is not None:
-                if m.error().code() != KafkaError._PARTITION_EOF:
-                    log.warning("consumer error: %s", m.error().str())
-                continue
-            tp = (m.topic(), m.partition())
-            value = m.value()
-            append(SourceRecord(partitions[tp], {"offset": m.offset()}, remote[tp[0]], value, m.key(), tp[1],
-                                m.timestamp()[1], m.headers()))
-            nbytes[tp] = nbytes.get(tp, 0) + (len(value) if value else 0)
-            last[tp] = m
-        first_ts = messages[0].timestamp()[1]
-        for tp, m in last.items():
-            high = watermarks(self.consumer, tp[0], tp[1])
-            self.metrics.polled(remote[tp[0]], tp[1], nbytes[tp], first_ts, m.timestamp()[1], high - m.offset() - 1)
+        # librdkafka hands out one fetched partition after another: cut the batch where the
+        # partition changes (or at a consumer error, which is not a record).
+        runs: list[MessageRun] = []
+        start, topic, partition = 0, None, -1
+        for i, m in enumerate(messages):
+            p = m.partition()
+            if p != partition or m.topic() != topic or m.error() is not None:
+                if i > start and topic is not None:
+                    runs.append(self._run(topic, partition, messages[start:i]))
+                start, topic, partition = i, m.topic(), p
+                if m.error() is not None:
+                    if m.error().code() != KafkaError._PARTITION_EOF:
+                        log.warning("consumer error: %s", m.error().str())
+                    start, topic, partition = i + 1, None, -1
+        if start < len(messages) and topic is not None:
+            runs.append(self._run(topic, partition, messages[start:]))
         self._publish()
-        return records
+        return runs
 
-    def commit_record(self, record: SourceRecord, partition: int, offset: int) -> None:
-        sp = record.source_partition
+    def _run(self, topic: str, partition: int, messages: list[Any]) -> MessageRun:
+        remote = self._remote[topic]
+        last = messages[-1]
+        high = watermarks(self.consumer, topic, partition)
+        self.metrics.polled(remote, partition, sum(map(len, messages)), messages[0].timestamp()[1],
+                            last.timestamp()[1], high - last.offset() - 1)
+        return MessageRun(self._partitions[(topic, partition)], remote, partition, messages)
+
+    def commit_run(self, run: MessageRun, first_offset: int, last_offset: int) -> None:
+        sp = run.source_partition
         if self.syncs is not None:
-            self.syncs.record(sp["topic"], sp["partition"], record.source_offset["offset"], offset)
-        acked = self._acked.get(record.topic)
+            self.syncs.record_run(sp["topic"], sp["partition"], run.messages, first_offset, last_offset)
+        acked = self._acked.get(run.topic)
         if acked is None:
-            acked = self._acked[record.topic] = {}
-        acked[partition] = acked.get(partition, 0) + 1
-        self._last_ts = record.timestamp or 0
+            acked = self._acked[run.topic] = {}
+        acked[run.partition] = acked.get(run.partition, 0) + len(run.messages)
+        self._last_ts = run.messages[-1].timestamp()[1]
 
     def _publish(self) -> None:
         for topic, counts in self._acked.items():

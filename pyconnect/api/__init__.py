@@ -12,16 +12,17 @@ from pyconnect.api.config import (
 from pyconnect.api.connector import (
     Connector,
     ConnectorContext,
+    MessageRunTask,
     OffsetStorageReader,
     SourceConnector,
     SourceTask,
     SourceTaskContext,
 )
-from pyconnect.api.records import Header, SourceOffset, SourcePartition, SourceRecord
+from pyconnect.api.records import Header, MessageRun, SourceOffset, SourcePartition, SourceRecord
 
 __all__ = [
     "BatchTask", "BatchTaskContext",
     "ConfigDef", "ConfigException", "ConfigKey", "ConfigType", "ConfigValue", "Importance",
-    "Connector", "ConnectorContext", "OffsetStorageReader", "SourceConnector", "SourceTask",
-    "SourceTaskContext", "Header", "SourceOffset", "SourcePartition", "SourceRecord",
+    "Connector", "ConnectorContext", "MessageRunTask", "OffsetStorageReader", "SourceConnector", "SourceTask",
+    "SourceTaskContext", "Header", "MessageRun", "SourceOffset", "SourcePartition", "SourceRecord",
 ]

@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Protocol
 
 from pyconnect.api.config import ConfigDef, ConfigValue
-from pyconnect.api.records import SourceOffset, SourcePartition, SourceRecord
+from pyconnect.api.records import MessageRun, SourceOffset, SourcePartition, SourceRecord
 
 
 class ConnectorContext(Protocol):
@@ -131,3 +131,32 @@ class SourceTask(ABC):
 
     def commit_record(self, record: SourceRecord, partition: int, offset: int) -> None:  # noqa: B027
         """Called when Kafka acknowledged one record (where it landed); optional hook."""
+
+
+class MessageRunTask(SourceTask, ABC):
+    """A source task that copies Kafka messages as they are (a mirror).
+
+    The runtime calls `poll_runs` instead of `poll`, produces each run in order with one delivery
+    callback for its first and one for its last message (no Python object or call per record), and
+    reports each acknowledged run to `commit_run`. `poll` gives the same records one by one, for
+    callers that want `SourceRecord`s (their acknowledgements then reach `commit_record`).
+    """
+
+    ordered_partitions = True
+
+    @abstractmethod
+    def poll_runs(self) -> list[MessageRun] | None:
+        """Return the next runs (possibly empty or None); should block at most ~1 s."""
+
+    def commit_run(self, run: MessageRun, first_offset: int, last_offset: int) -> None:  # noqa: B027
+        """Kafka acknowledged the whole run: its first message is at `first_offset` of the target
+        partition and its last at `last_offset`. `last_offset - first_offset == len(messages) - 1`
+        unless another producer wrote to that partition in between. Optional hook."""
+
+    def poll(self) -> list[SourceRecord] | None:
+        runs = self.poll_runs()
+        if runs is None:
+            return None
+        return [SourceRecord(run.source_partition, {"offset": m.offset()}, run.topic, m.value(), m.key(),
+                             run.partition, m.timestamp()[1], m.headers())
+                for run in runs for m in run.messages]

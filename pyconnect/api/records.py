@@ -32,3 +32,20 @@ class SourceRecord(NamedTuple):
     partition: int | None = None
     timestamp: int | None = None
     headers: Sequence[Header] | None = None
+
+
+class MessageRun(NamedTuple):
+    """Consecutive Kafka messages of one source partition, bound for one target partition.
+
+    What a `MessageRunTask` (a task that copies Kafka records as they are, like the mirror) hands
+    the runtime instead of one `SourceRecord` per record. `messages` are consumer messages (objects
+    with `key()`, `value()`, `timestamp()`, `headers()`, `offset()` and `len()`, such as
+    `confluent_kafka.Message`), in source order; each is written to `topic`/`partition` with its key,
+    value, timestamp and headers. The source offset of a message is `{"offset": message.offset()}`
+    (MM2's format); the runtime commits the last acknowledged one per `source_partition`.
+    """
+
+    source_partition: SourcePartition
+    topic: str
+    partition: int
+    messages: Sequence[Any]

@@ -32,12 +32,21 @@ class KafkaClientError(Exception):
 
 def _error_cb(name: str) -> Callable[[ck.KafkaError], None]:
     def on_error(err: ck.KafkaError) -> None:
-        # librdkafka reports transient transport errors here; they are retried internally.
-        log.debug("%s client error: %s", name, err)
+        if err.fatal():  # the client stopped (e.g. a gap in an idempotent producer's sequence)
+            log.error("%s client fatal error: %s", name, err)
+        else:  # transient transport errors, retried internally
+            log.debug("%s client error: %s", name, err)
     return on_error
 
 
+def _drop_known_config_warnings(record: logging.LogRecord) -> bool:
+    # The runtime sets enable.gapless.guarantee on purpose (runtime/run_acks.py); librdkafka warns
+    # at every client start that the property is experimental.
+    return "enable.gapless.guarantee is experimental" not in record.getMessage()
+
+
 _rdkafka_log = logging.getLogger("librdkafka")
+_rdkafka_log.addFilter(_drop_known_config_warnings)
 
 
 def client_conf(conf: Mapping[str, str], name: str) -> dict[str, Any]:
@@ -47,7 +56,7 @@ def client_conf(conf: Mapping[str, str], name: str) -> dict[str, Any]:
     return out
 
 
-def new_producer(conf: Mapping[str, str]) -> ck.Producer:
+def new_producer(conf: Mapping[str, Any]) -> ck.Producer:
     try:
         return ck.Producer(client_conf(conf, "producer"))
     except ck.KafkaException as exc:
@@ -95,6 +104,22 @@ def offset_bounds(consumer: ck.Consumer, topic: str, partitions: Sequence[int],
         low, high = consumer.get_watermark_offsets(ck.TopicPartition(topic, p), timeout=timeout, cached=False)
         result[p] = (int(low), int(high))
     return result
+
+
+def consume_available(consumer: ck.Consumer, max_records: int, timeout: float) -> list[Any]:
+    """Up to `max_records` messages, waiting up to `timeout` for the first one only.
+
+    librdkafka's batch consume waits until the batch is full or the timeout expires, which holds
+    a caught-up task (and the commits and acks it would process meanwhile) for the whole timeout."""
+    messages: list[Any] = consumer.consume(max_records, 0)
+    if messages:
+        return messages
+    first = consumer.poll(timeout)
+    if first is None:
+        return messages
+    messages = consumer.consume(max_records - 1, 0) if max_records > 1 else []
+    messages.insert(0, first)
+    return messages
 
 
 def watermarks(consumer: ck.Consumer, topic: str, partition: int) -> int:

@@ -10,12 +10,13 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from pyconnect.api.connector import SourceTask
-from pyconnect.api.records import SourcePartition, SourceRecord
+from pyconnect.api.connector import MessageRunTask, SourceTask
+from pyconnect.api.records import MessageRun, SourcePartition, SourceRecord
 from pyconnect.kafka.clients import KafkaException, new_producer
 from pyconnect.logging_context import set_context
 from pyconnect.runtime.converters import Converter, byte_array
 from pyconnect.runtime.offset_tracker import GenericAcks, OrderedAcks
+from pyconnect.runtime.run_acks import RUN_PRODUCER_DEFAULTS, RunAcks
 from pyconnect.storage.offset_store import OffsetStore, canonical
 
 log = logging.getLogger(__name__)
@@ -76,12 +77,18 @@ class SourceTaskRunner:
         self._report = report
         notify = type(task).commit_record is not SourceTask.commit_record
         on_ack = task.commit_record if notify else None
-        self._acks: GenericAcks | OrderedAcks = (
-            OrderedAcks(on_ack, self._delivery_failed) if getattr(task, "ordered_partitions", False)
-            else GenericAcks(on_ack, self._delivery_failed))
+        self._acks: GenericAcks | OrderedAcks | RunAcks
+        if isinstance(task, MessageRunTask):
+            notify_run = type(task).commit_run is not MessageRunTask.commit_run
+            self._acks = RunAcks(task.commit_run if notify_run else None, self._run_failed)
+        elif getattr(task, "ordered_partitions", False):
+            self._acks = OrderedAcks(on_ack, self._delivery_failed)
+        else:
+            self._acks = GenericAcks(on_ack, self._delivery_failed)
         self._stopping = threading.Event()
         self._paused = threading.Event()
         self._failure: str | None = None
+        self._producer_fatal = False
         self._topics: set[str] = set()
         self._on_topic = on_topic
         self.state = "UNASSIGNED"
@@ -123,8 +130,9 @@ class SourceTaskRunner:
         set_context(self.connector, self.index)
         producer = None
         try:
-            producer = new_producer({"enable.idempotence": "true", "acks": "all", "linger.ms": "5",
-                                     **self._settings.producer_conf})
+            runs = RUN_PRODUCER_DEFAULTS if isinstance(self._acks, RunAcks) else {}
+            producer = new_producer({"enable.idempotence": "true", "acks": "all", "linger.ms": "5", **runs,
+                                     **self._settings.producer_conf, "error_cb": self._producer_error})
             # Read the offsets topic to its end first (as Connect's offset reader does): a task taking
             # over from another worker must see that worker's last commit, or it would re-send records.
             self._offsets.refresh(self._settings.flush_timeout + 25)
@@ -136,7 +144,9 @@ class SourceTaskRunner:
             log.error("[%s] task failed: %s", self.id, exc)
             self._safe_stop_task()
             if producer is not None:
-                producer.flush(self._settings.shutdown_timeout)
+                remaining = producer.flush(self._settings.shutdown_timeout)
+                if isinstance(self._acks, RunAcks):
+                    self._acks.settle_cut(remaining == 0 and not self._producer_fatal)
                 self._commit_offsets()
             self._set_state("FAILED", trace)
             return
@@ -155,7 +165,12 @@ class SourceTaskRunner:
 
     def _loop(self, producer: Any) -> None:
         next_flush = time.monotonic() + self._settings.flush_interval
-        send = self._send_ordered if isinstance(self._acks, OrderedAcks) else self._send_generic
+        send: Callable[[Any, Any], None] = (
+            self._send_ordered if isinstance(self._acks, OrderedAcks) else self._send_generic)
+        poll: Callable[[], Sequence[Any] | None] = self.task.poll
+        if isinstance(self._acks, RunAcks):
+            assert isinstance(self.task, MessageRunTask)
+            send, poll = self._send_runs, self.task.poll_runs
         while not self._stopping.is_set():
             if self._failure is not None:
                 raise DeliveryFailed(self._failure)
@@ -168,7 +183,7 @@ class SourceTaskRunner:
                 producer.poll(0.1)
                 continue
             self._set_state("RUNNING")
-            records = self.task.poll()
+            records = poll()
             if records:
                 send(producer, records)
             producer.poll(0)
@@ -212,6 +227,61 @@ class SourceTaskRunner:
                 if topic not in self._topics:
                     self._new_topic(topic)
             fifo.append(record)
+
+    def _send_runs(self, producer: Any, runs: list[MessageRun]) -> None:
+        """Hot path of message-run tasks: one callback per run, on its first and last message."""
+        acks = self._acks
+        assert isinstance(acks, RunAcks)
+        produce_ = producer.produce
+        for run in runs:
+            topic, partition, messages = run.topic, run.partition, run.messages
+            if topic not in self._topics:
+                self._new_topic(topic)
+            callback = acks.callback(run)
+            last = len(messages) - 1
+            i = 0  # messages[:i] are produced
+            try:
+                self._produce_message(producer, run, messages[0], callback)
+                i = 1
+                for i in range(1, last):
+                    m = messages[i]
+                    try:
+                        # Positional: (topic, value, key, partition, callback, on_delivery, timestamp, headers).
+                        produce_(topic, m.value(), m.key(), partition, None, None, m.timestamp()[1], m.headers())
+                    except (BufferError, KafkaException):
+                        self._produce_message(producer, run, m, None)  # waits for room, or names the record
+                if last > 0:
+                    i = last
+                    self._produce_message(producer, run, messages[last], callback)
+            except DeliveryFailed:
+                acks.cut(callback, i)  # the refused record ends the run: what came before may commit
+                raise
+
+    def _produce_message(self, producer: Any, run: MessageRun, m: Any, callback: Any) -> None:
+        while True:
+            try:
+                producer.produce(run.topic, m.value(), m.key(), run.partition, callback, None, m.timestamp()[1],
+                                 m.headers())
+                return
+            except BufferError:
+                producer.poll(0.05)
+            except KafkaException as exc:
+                size = len(m.value() or b"")
+                raise DeliveryFailed(
+                    f"Kafka rejected a record for topic {run.topic} partition {run.partition} (source partition "
+                    f"{dict(run.source_partition)}, offset {{'offset': {m.offset()}}}, {size} bytes): "
+                    f"{exc.args[0].str()}") from None
+
+    def _producer_error(self, err: Any) -> None:
+        if err.fatal():
+            self._producer_fatal = True
+            log.error("[%s] producer fatal error: %s", self.id, err)
+        else:  # transient transport errors, retried internally
+            log.debug("[%s] producer error: %s", self.id, err)
+
+    def _run_failed(self, description: str) -> None:
+        if self._failure is None:
+            self._failure = description
 
     def _new_topic(self, topic: str) -> None:
         self._topics.add(topic)
