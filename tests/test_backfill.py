@@ -17,7 +17,7 @@ import pytest
 from confluent_kafka import Consumer, TopicPartition
 
 from tests.harness.brokers import Broker, start_broker
-from tests.harness.kafka_io import create_topic, produce_many, read_all, read_partitions
+from tests.harness.kafka_io import create_topic, keep_producing, produce_many, read_all, read_partitions, stored_offsets
 from tests.harness.mirror import mirror_source
 from tests.harness.workers import REPO, Cluster, wait_for, worker_properties, write_properties
 from tests.test_mirror_checkpoints import checkpoint_config
@@ -59,16 +59,6 @@ def backfill_cli(tmp_path: Path, worker: dict[str, str], connector: dict[str, st
     return subprocess.Popen([sys.executable, "-m", "pyconnect", "backfill", str(wp), str(cp), *extra],
                             stdout=log, stderr=subprocess.STDOUT, cwd=REPO, start_new_session=True,
                             env={**os.environ, "PYTHONPATH": str(REPO)})
-
-
-def stored_offsets(bootstrap: str, topic: str, connector: str) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for _p, _o, key, value in read_all(bootstrap, topic, idle=1.0):
-        name, partition = orjson.loads(key or b"[]")
-        if name == connector:
-            text = orjson.dumps(partition, option=orjson.OPT_SORT_KEYS).decode()
-            out[text] = None if value is None else orjson.loads(value)
-    return out
 
 
 def plan_key(topic: str, p: int) -> str:
@@ -131,20 +121,6 @@ def test_backfill_of_a_missing_topic_is_a_clear_error(broker: Broker, broker_b: 
     out = (tmp_path / "backfill.log").read_text()
     assert f"error: topic(s) missing{unique} do not exist on source cluster A" in out, out
     assert time.monotonic() - started < 60
-
-
-def keep_producing(bootstrap: str, topic: str, start: int, count: int, partitions: int, stop: threading.Event
-                   ) -> threading.Thread:
-    """New records on A while the backfill and then streaming run (in small bursts)."""
-    def run() -> None:
-        done = 0
-        while done < count and not stop.is_set():
-            produce_many(bootstrap, topic, 400, partitions, start=start + done)
-            done += 400
-            time.sleep(0.1)  # the pacing is the point: records keep arriving during backfill and hand-over
-    thread = threading.Thread(target=run, daemon=True)
-    thread.start()
-    return thread
 
 
 def test_backfill_then_streaming_is_exact_and_checkpoints_translate(cluster_factory: Any, broker: Broker,
@@ -213,8 +189,11 @@ def test_spark_failures_fail_only_the_batch_task(cluster_factory: Any, broker: B
     big, small = f"bfx{unique}", f"bfy{unique}"
     create_topic(broker.bootstrap, big, 2)
     create_topic(broker.bootstrap, small, 1)
-    produce_many(broker.bootstrap, big, 4_000, 2)
-    produce_many(broker.bootstrap, small, 100, 1)
+    # One-record batches: the backfill plan reads end offsets with ListOffsets, which Tansu gets wrong for
+    # multi-record batches (test-brokers.md), and the big topic must count as a backlog.
+    one_record_batches = {"batch.num.messages": "1", "linger.ms": "0"}
+    produce_many(broker.bootstrap, big, 4_000, 2, overrides=one_record_batches)
+    produce_many(broker.bootstrap, small, 100, 1, overrides=one_record_batches)
     cluster: Cluster = cluster_factory(on=broker_b)
     (w,) = cluster.start(1)
     cases = {  # an unreachable master, and a job whose Spark task fails (Kafka refuses the producer config)

@@ -57,6 +57,11 @@ class DeliveryFailed(Exception):
     """Kafka refused a record; the task fails rather than drop it."""
 
 
+class _StopRequested(Exception):
+    """The task was asked to stop while the producer's queue was full (the target is not taking
+    records): producing stops there instead of waiting for room that may never come."""
+
+
 def _rejected(record: SourceRecord, value: bytes | None, reason: str) -> str:
     size = len(value or b"")
     return (f"Kafka rejected a record for topic {record.topic} partition {record.partition} "
@@ -139,6 +144,8 @@ class SourceTaskRunner:
             self.task.initialize(TaskContext(ConnectorOffsetReader(self._offsets, self.connector), self.config))
             self.task.start(self.config)
             self._loop(producer)
+        except _StopRequested:
+            pass  # a normal stop, below
         except Exception as exc:
             trace = "".join(traceback.format_exception(exc))
             log.error("[%s] task failed: %s", self.id, exc)
@@ -151,7 +158,10 @@ class SourceTaskRunner:
             self._set_state("FAILED", trace)
             return
         self._safe_stop_task()
+        assert producer is not None
         remaining = producer.flush(self._settings.shutdown_timeout)
+        if isinstance(self._acks, RunAcks):
+            self._acks.settle_cut(remaining == 0 and not self._producer_fatal)
         if remaining:
             log.warning("[%s] %d record(s) not acknowledged at shutdown; their offsets are not committed",
                         self.id, remaining)
@@ -253,8 +263,8 @@ class SourceTaskRunner:
                 if last > 0:
                     i = last
                     self._produce_message(producer, run, messages[last], callback)
-            except DeliveryFailed:
-                acks.cut(callback, i)  # the refused record ends the run: what came before may commit
+            except (DeliveryFailed, _StopRequested):
+                acks.cut(callback, i)  # the run ends before messages[i]: what came before may commit
                 raise
 
     def _produce_message(self, producer: Any, run: MessageRun, m: Any, callback: Any) -> None:
@@ -264,6 +274,8 @@ class SourceTaskRunner:
                                  m.headers())
                 return
             except BufferError:
+                if self._stopping.is_set():
+                    raise _StopRequested() from None
                 producer.poll(0.05)
             except KafkaException as exc:
                 size = len(m.value() or b"")
@@ -299,6 +311,8 @@ class SourceTaskRunner:
                                  record.headers)
                 return
             except BufferError:
+                if self._stopping.is_set():
+                    raise _StopRequested() from None
                 producer.poll(0.05)
             except KafkaException as exc:
                 raise DeliveryFailed(_rejected(record, value, exc.args[0].str())) from None

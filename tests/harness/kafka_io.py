@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Mapping
+from typing import Any
 
+import orjson
 from confluent_kafka import Consumer, Producer, TopicPartition
 from confluent_kafka.admin import AdminClient, ConfigResource
 
@@ -148,3 +151,41 @@ def read_to_end(bootstrap: str, topic: str, timeout: float = 30.0) -> list[Recor
     finally:
         consumer.close()
     return records
+
+
+class PacedProducer(threading.Thread):
+    """Records `start`.. `start + count` produced in bursts of 400 every ~0.1 s on a thread (until
+    `stop`): data that keeps arriving while a test crashes, hands over or reconfigures something.
+    `produced` counts the records written so far."""
+
+    def __init__(self, bootstrap: str, topic: str, start: int, count: int, partitions: int,
+                 stop: threading.Event) -> None:
+        super().__init__(daemon=True)
+        self.bootstrap, self.topic, self.partitions = bootstrap, topic, partitions
+        self.start_at, self.count = start, count
+        self.stop_event = stop
+        self.produced = 0
+
+    def run(self) -> None:
+        while self.produced < self.count and not self.stop_event.is_set():
+            produce_many(self.bootstrap, self.topic, 400, self.partitions, start=self.start_at + self.produced)
+            self.produced += 400
+            time.sleep(0.1)  # the pacing is the point: records keep arriving meanwhile
+
+
+def keep_producing(bootstrap: str, topic: str, start: int, count: int, partitions: int,
+                   stop: threading.Event) -> PacedProducer:
+    producer = PacedProducer(bootstrap, topic, start, count, partitions, stop)
+    producer.start()
+    return producer
+
+
+def stored_offsets(bootstrap: str, topic: str, connector: str) -> dict[str, Any]:
+    """A connector's source offsets as stored in a Connect offsets topic: canonical partition JSON -> offset."""
+    out: dict[str, Any] = {}
+    for _p, _o, key, value in read_all(bootstrap, topic, idle=1.0):
+        name, partition = orjson.loads(key or b"[]")
+        if name == connector:
+            text = orjson.dumps(partition, option=orjson.OPT_SORT_KEYS).decode()
+            out[text] = None if value is None else orjson.loads(value)
+    return out

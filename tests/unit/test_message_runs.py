@@ -6,11 +6,18 @@ from __future__ import annotations
 import random
 from collections.abc import Mapping
 
+import pytest
+from confluent_kafka import KafkaError, KafkaException
+
 from connectors.mirror.formats import OffsetSync
 from connectors.mirror.offset_sync_writer import OffsetSyncWriter
 from pyconnect.api.connector import MessageRunTask
 from pyconnect.api.records import MessageRun, SourceRecord
+from pyconnect.runtime.converters import byte_array
 from pyconnect.runtime.run_acks import RunAcks
+from pyconnect.runtime.source_runner import DeliveryFailed, RunnerSettings, SourceTaskRunner, _StopRequested
+from pyconnect.storage.log import MemoryLog, MemoryTopic
+from pyconnect.storage.offset_store import OffsetStore
 
 
 class _Msg:
@@ -173,3 +180,52 @@ def test_a_run_cut_by_a_refused_record_commits_its_delivered_prefix() -> None:
     acks.settle_cut(delivered=True)
     assert acks.committable() == [(sp, {"offset": 2})], "the run whose first record was never acknowledged waits"
     assert seen == [(3, 40, 42)]
+
+
+class _Producer:
+    """Records produce() calls; refuses the message with upstream offset `refuse`, or is always full."""
+
+    def __init__(self, refuse: int = -1, full: bool = False) -> None:
+        self.sent: list[tuple[int, bool]] = []  # (upstream offset as value, has callback)
+        self.refuse, self.full = refuse, full
+
+    def produce(self, topic: str, value: bytes, key: bytes, partition: int, callback: object, *rest: object) -> None:
+        if self.full:
+            raise BufferError()
+        if value == b"v%d" % self.refuse:
+            raise KafkaException(KafkaError(KafkaError.MSG_SIZE_TOO_LARGE))
+        self.sent.append((int(value[1:]), callback is not None))
+
+    def poll(self, timeout: float) -> int:
+        return 0
+
+
+def _runner(task: MessageRunTask) -> SourceTaskRunner:
+    offsets = OffsetStore(MemoryLog(MemoryTopic(25)))
+    settings = RunnerSettings({}, byte_array, byte_array, 1.0, 1.0, 1.0)
+    return SourceTaskRunner("c", 0, task, {}, offsets, settings, lambda state, trace: None)
+
+
+def test_runs_are_produced_with_callbacks_on_first_and_last_only() -> None:
+    runner, producer = _runner(_Runs()), _Producer()
+    sp = {"partition": 0}
+    runner._send_runs(producer, [MessageRun(sp, "A.t", 0, [_Full(u) for u in range(5, 10)]),
+                                 MessageRun(sp, "A.t", 0, [_Full(10)])])
+    assert producer.sent == [(5, True), (6, False), (7, False), (8, False), (9, True), (10, True)]
+
+
+def test_a_refused_record_fails_the_run_there_and_a_stop_interrupts_a_full_queue() -> None:
+    runner, producer = _runner(_Runs()), _Producer(refuse=7)
+    sp = {"partition": 0}
+    with pytest.raises(DeliveryFailed, match=r"offset \{'offset': 7\}, 2 bytes\): .*[Ss]ize"):
+        runner._send_runs(producer, [MessageRun(sp, "A.t", 0, [_Full(u) for u in range(5, 10)])])
+    assert producer.sent == [(5, True), (6, False)]
+    acks = runner._acks
+    assert isinstance(acks, RunAcks)
+    acks._cut[0][0](None, _Landed(100))  # the first record's delivery report
+    acks.settle_cut(delivered=True)
+    assert acks.committable() == [(sp, {"offset": 6})], "5 and 6 were sent before the refused 7"
+    full = _Producer(full=True)
+    runner._stopping.set()
+    with pytest.raises(_StopRequested):
+        runner._send_runs(full, [MessageRun(sp, "A.t", 0, [_Full(11)])])
