@@ -69,6 +69,11 @@ def _rejected(record: SourceRecord, value: bytes | None, reason: str) -> str:
             f"{size} bytes): {reason}")
 
 
+def _rejected_message(run: MessageRun, m: Any, reason: str) -> str:
+    record = SourceRecord(run.source_partition, {"offset": m.offset()}, run.topic, None, None, run.partition)
+    return _rejected(record, m.value(), reason)
+
+
 class SourceTaskRunner:
     """Owns the task instance, its producer and its offset commits."""
 
@@ -210,7 +215,7 @@ class SourceTaskRunner:
                 self._new_topic(record.topic)
             callback = submit(record)
             partition = -1 if record.partition is None else record.partition
-            self._produce(producer, record, value_conv(record.value), key_conv(record.key), partition, callback)
+            self._produce_record(producer, record, value_conv(record.value), key_conv(record.key), partition, callback)
 
     def _send_ordered(self, producer: Any, records: list[SourceRecord]) -> None:
         """Hot path of ordered tasks: positional produce, one shared callback, FIFO append."""
@@ -228,7 +233,7 @@ class SourceTaskRunner:
                 # partition, callback, on_delivery, timestamp, headers).
                 produce_(topic, value, key, partition, acks, None, record.timestamp or 0, record.headers)
             except BufferError:
-                self._produce(producer, record, value, key, partition, acks)
+                self._produce_record(producer, record, value, key, partition, acks)
             except KafkaException as exc:
                 raise DeliveryFailed(_rejected(record, value, exc.args[0].str())) from None
             fifo = fifos.get((topic, partition))
@@ -268,21 +273,8 @@ class SourceTaskRunner:
                 raise
 
     def _produce_message(self, producer: Any, run: MessageRun, m: Any, callback: Any) -> None:
-        while True:
-            try:
-                producer.produce(run.topic, m.value(), m.key(), run.partition, callback, None, m.timestamp()[1],
-                                 m.headers())
-                return
-            except BufferError:
-                if self._stopping.is_set():
-                    raise _StopRequested() from None
-                producer.poll(0.05)
-            except KafkaException as exc:
-                size = len(m.value() or b"")
-                raise DeliveryFailed(
-                    f"Kafka rejected a record for topic {run.topic} partition {run.partition} (source partition "
-                    f"{dict(run.source_partition)}, offset {{'offset': {m.offset()}}}, {size} bytes): "
-                    f"{exc.args[0].str()}") from None
+        self._produce(producer, run.topic, m.value(), m.key(), run.partition, callback, m.timestamp()[1],
+                      m.headers(), lambda reason: _rejected_message(run, m, reason))
 
     def _producer_error(self, err: Any) -> None:
         if err.fatal():
@@ -303,19 +295,24 @@ class SourceTaskRunner:
             except Exception:
                 log.exception("[%s] topic tracking failed", self.id)
 
-    def _produce(self, producer: Any, record: SourceRecord, value: Any, key: Any, partition: int,
-                 callback: Any) -> None:
+    def _produce_record(self, producer: Any, record: SourceRecord, value: Any, key: Any, partition: int,
+                        callback: Any) -> None:
+        self._produce(producer, record.topic, value, key, partition, callback, record.timestamp or 0,
+                      record.headers, lambda reason: _rejected(record, value, reason))
+
+    def _produce(self, producer: Any, topic: str, value: Any, key: Any, partition: int, callback: Any,
+                 timestamp: int, headers: Any, rejected: Callable[[str], str]) -> None:
+        """Produce, waiting for room in a full queue (unless stopping); a refusal names the record."""
         while True:
             try:
-                producer.produce(record.topic, value, key, partition, callback, None, record.timestamp or 0,
-                                 record.headers)
+                producer.produce(topic, value, key, partition, callback, None, timestamp, headers)
                 return
             except BufferError:
                 if self._stopping.is_set():
                     raise _StopRequested() from None
                 producer.poll(0.05)
             except KafkaException as exc:
-                raise DeliveryFailed(_rejected(record, value, exc.args[0].str())) from None
+                raise DeliveryFailed(rejected(exc.args[0].str())) from None
 
     def _delivery_failed(self, record: SourceRecord, msg: Any, reason: str) -> None:
         if self._failure is None:
