@@ -21,9 +21,11 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(REPO / "bench"))
 
 from confluent_kafka import Producer  # noqa: E402
 from confluent_kafka.admin import AdminClient, NewTopic  # noqa: E402
+from cpu_meter import CpuWindow  # noqa: E402
 
 from connectors.mirror.source_task import MirrorSourceTask  # noqa: E402
 from pyconnect.runtime.converters import byte_array  # noqa: E402
@@ -64,7 +66,8 @@ def fill(bootstrap: str, topic: str, n: int, size: int, partitions: int) -> None
     assert producer.flush(120) == 0
 
 
-def mirror_task(src: str, dst: str, topic: str, n: int, partitions: int) -> float:
+def mirror_task(src: str, dst: str, topic: str, n: int, partitions: int, cpu: CpuWindow | None = None) -> float:
+    """Records/s of one task copying the `n`-record backlog; `cpu`, if given, measures the same window."""
     admin = AdminClient({"bootstrap.servers": dst})
     for fut in admin.create_topics([NewTopic(f"A.{topic}", partitions, 1)]).values():
         fut.result(30)
@@ -88,6 +91,8 @@ def mirror_task(src: str, dst: str, topic: str, n: int, partitions: int) -> floa
             raise RuntimeError(f"mirror task did not start: {runner.state}")
         time.sleep(0.001)
     started = time.perf_counter()
+    if cpu is not None:
+        cpu.start()
     print(f"task start-up {started - launched:.2f}s (not timed)", flush=True)
     partition = {p: {"cluster": "A", "partition": p, "topic": topic} for p in range(partitions)}
     while True:  # done when every record is acknowledged and its offset committed
@@ -98,6 +103,8 @@ def mirror_task(src: str, dst: str, topic: str, n: int, partitions: int) -> floa
             raise RuntimeError("mirror task failed")
         time.sleep(0.01)
     elapsed = time.perf_counter() - started
+    if cpu is not None:
+        cpu.stop()
     runner.stop()
     runner.join(30)
     return n / elapsed
