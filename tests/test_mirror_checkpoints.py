@@ -15,7 +15,7 @@ from connectors.mirror.client import MirrorClient
 from connectors.mirror.formats import Checkpoint, Heartbeat, OffsetSync
 from pyconnect.kafka.admin import Admin
 from pyconnect.testing.brokers import Broker, start_tansu
-from tests.harness.kafka_io import create_topic, produce_many, read_all, read_partitions, read_to_end
+from tests.harness.kafka_io import create_topic, produce_many, read_partitions, read_to_end
 from tests.harness.mirror import cluster_settings, mirror_source
 from tests.harness.workers import Cluster, wait_for
 
@@ -185,4 +185,5 @@ def test_heartbeats_layout_and_hops_over_a_chain(cluster_factory: Any, broker: B
     wait_for(lambda: client.replication_hops("A") == 2, 60, "A two hops from C (B.A.heartbeats)")
     assert client.replication_hops("B") == 1
     wait_for(lambda: {"A", "B"} <= client.upstream_clusters(), 30, "A and B upstream of C")
-    assert read_all(broker_c.bootstrap, "B.A.heartbeats"), "heartbeats replicate like other topics"
+    # read_to_end, not read_all: heartbeats never go quiet, so read_all would wait out its whole timeout.
+    assert read_to_end(broker_c.bootstrap, "B.A.heartbeats"), "heartbeats replicate like other topics"
