@@ -10,17 +10,20 @@ import orjson
 from confluent_kafka import Producer
 
 from tests.harness.brokers import Broker
-from tests.harness.kafka_io import create_topic, keep_producing, produce_many, read_all, read_to_end, stored_offsets
+from tests.harness.kafka_io import (
+    committed_records,
+    create_topic,
+    keep_producing,
+    produce_many,
+    read_all,
+    read_to_end,
+)
 from tests.harness.mirror import mirror_source
 from tests.harness.workers import Cluster, wait_for
 
 
 def test_kill9_mid_stream_loses_nothing(cluster_factory: Any, broker: Broker, broker_b: Broker, unique: str) -> None:
     t, backlog = f"k{unique}", 20_000
-
-    def committed_records(group: str, topic: str) -> int:
-        offsets = stored_offsets(broker_b.bootstrap, f"{group}-offsets", "mm")
-        return sum(value["offset"] + 1 for key, value in offsets.items() if value and f'"topic":"{topic}"' in key)
 
     create_topic(broker.bootstrap, t, 4)
     produce_many(broker.bootstrap, t, backlog, 4)
@@ -30,6 +33,10 @@ def test_kill9_mid_stream_loses_nothing(cluster_factory: Any, broker: Broker, br
                                                            "producer.linger.ms": "5"})
     w = cluster.add_worker().wait_ready()
     config = mirror_source(broker, broker_b, {"topics": t, "tasks.max": "2"})
+
+    def committed_now() -> int:  # read from the offsets topic, not B: stays small while the topics grow
+        return committed_records(broker_b.bootstrap, f"{cluster.group}-offsets", "mm", t)
+
     assert w.request("POST", "/connectors", {"name": "mm", "config": config}).status_code == 201
     stop = threading.Event()
     producer = keep_producing(broker.bootstrap, t, backlog, 10**9, 4, stop)  # until stopped
@@ -37,12 +44,12 @@ def test_kill9_mid_stream_loses_nothing(cluster_factory: Any, broker: Broker, br
         # Crash while records are still arriving: the backlog is copied (and committed), streaming is
         # under way. The commits are read, not B: they stay small while the topics grow.
         committed = wait_for(lambda: (lambda n: n if n >= backlog + 2_000 else None)(
-            committed_records(cluster.group, t)), 60, "streaming under way")
+            committed_now()), 60, "streaming under way")
         assert producer.is_alive(), "the crash must happen mid-stream"
         w.kill()
         copied_at_kill = len(read_to_end(broker_b.bootstrap, f"A.{t}"))
         w2 = cluster.add_worker(port=w.port).wait_ready()  # same worker id, new process
-        wait_for(lambda: committed_records(cluster.group, t) > copied_at_kill, 60, "copying again after the restart")
+        wait_for(lambda: committed_now() > copied_at_kill, 60, "copying again after the restart")
     finally:
         stop.set()
         producer.join(30)

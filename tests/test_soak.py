@@ -18,24 +18,16 @@ from typing import Any
 import pytest
 
 from tests.harness.brokers import Broker
-from tests.harness.kafka_io import create_topic, keep_producing, read_all, read_to_end, stored_offsets
+from tests.harness.kafka_io import committed_records, create_topic, keep_producing, read_all, read_to_end
 from tests.harness.mirror import mirror_source
-from tests.harness.workers import Cluster, WorkerProcess, wait_for
+from tests.harness.workers import Cluster, wait_for
+from tests.test_worker_cluster import all_running
 
 pytestmark = pytest.mark.slow
 
 SOAK_SECONDS = float(os.environ.get("PYCONNECT_SOAK_SECONDS", "300"))
 CYCLE_SECONDS = 40.0  # one restart per cycle
 PARTITIONS, TASKS = 8, 4
-
-
-def _running(worker: WorkerProcess, name: str) -> bool:
-    r = worker.request("GET", f"/connectors/{name}/status")
-    if r.status_code != 200:
-        return False
-    st = r.json()
-    return bool(st["connector"]["state"] == "RUNNING" and len(st["tasks"]) == TASKS
-                and all(t["state"] == "RUNNING" for t in st["tasks"]))
 
 
 @pytest.mark.timeout(int(SOAK_SECONDS) + 900)
@@ -47,11 +39,7 @@ def test_soak_restarts_while_streaming(cluster_factory: Any, broker: Broker, bro
     workers = cluster.start(3)
     config = mirror_source(broker, broker_b, {"topics": topic, "tasks.max": str(TASKS)})
     assert workers[0].request("POST", "/connectors", {"name": "soak", "config": config}).status_code == 201
-    wait_for(lambda: _running(workers[0], "soak"), 60, "soak connector running")
-
-    def committed() -> int:
-        offsets = stored_offsets(broker_b.bootstrap, f"{cluster.group}-offsets", "soak")
-        return sum(v["offset"] + 1 for k, v in offsets.items() if v and f'"topic":"{topic}"' in k)
+    wait_for(lambda: all_running(workers[0], "soak", TASKS), 60, "soak connector running")
 
     stop = threading.Event()
     producer = keep_producing(broker.bootstrap, topic, 0, 10**9, PARTITIONS, stop)
@@ -67,7 +55,7 @@ def test_soak_restarts_while_streaming(cluster_factory: Any, broker: Broker, bro
                 break
             victim = workers[turn % len(workers)]
             if turn % 2:
-                before = committed()
+                before = committed_records(broker_b.bootstrap, f"{cluster.group}-offsets", "soak", topic)
                 victim.kill()
                 on_b = len(read_to_end(broker_b.bootstrap, f"A.{topic}", timeout=120))
                 kill_window += max(0, on_b - before)
@@ -79,7 +67,8 @@ def test_soak_restarts_while_streaming(cluster_factory: Any, broker: Broker, bro
             workers[turn % len(workers)] = replacement
             live = next(w for w in workers if w.process is not None and w.process.poll() is None)
             t0 = time.monotonic()
-            wait_for(lambda live=live: _running(live, "soak"), 60, f"all tasks running after {events[-1]}")
+            wait_for(lambda live=live: all_running(live, "soak", TASKS), 60,
+                     f"all tasks running after {events[-1]}")
             events[-1] += f", tasks running again {time.monotonic() - t0:.1f}s after the restart"
             turn += 1
     finally:
@@ -109,4 +98,4 @@ def test_soak_restarts_while_streaming(cluster_factory: Any, broker: Broker, bro
     print(f"\nSOAK: {total:,} records in {elapsed:.0f}s, {len(events)} restarts: " + "; ".join(events)
           + f". Duplicates {duplicates} (uncommitted at the kills: {kill_window}).")
     assert duplicates <= kill_window
-    assert all(_running(w, "soak") for w in workers)
+    assert all(all_running(w, "soak", TASKS) for w in workers)

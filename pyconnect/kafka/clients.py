@@ -30,10 +30,12 @@ class KafkaClientError(Exception):
     """A client could not be created or an operation failed, with a readable reason."""
 
 
-def _error_cb(name: str) -> Callable[[ck.KafkaError], None]:
+def _error_cb(name: str, on_fatal: Callable[[str], None] | None = None) -> Callable[[ck.KafkaError], None]:
     def on_error(err: ck.KafkaError) -> None:
         if err.fatal():  # the client stopped (e.g. a gap in an idempotent producer's sequence)
             log.error("%s client fatal error: %s", name, err)
+            if on_fatal is not None:
+                on_fatal(err.str())
         else:  # transient transport errors, retried internally
             log.debug("%s client error: %s", name, err)
     return on_error
@@ -49,16 +51,17 @@ _rdkafka_log = logging.getLogger("librdkafka")
 _rdkafka_log.addFilter(_drop_known_config_warnings)
 
 
-def client_conf(conf: Mapping[str, str], name: str) -> dict[str, Any]:
+def client_conf(conf: Mapping[str, str], name: str, on_fatal: Callable[[str], None] | None = None) -> dict[str, Any]:
     out: dict[str, Any] = dict(conf)
-    out.setdefault("error_cb", _error_cb(name))
+    out.setdefault("error_cb", _error_cb(name, on_fatal))
     out.setdefault("logger", _rdkafka_log)  # librdkafka's log lines go through Python logging
     return out
 
 
-def new_producer(conf: Mapping[str, Any]) -> ck.Producer:
+def new_producer(conf: Mapping[str, Any], on_fatal: Callable[[str], None] | None = None) -> ck.Producer:
+    """A producer; `on_fatal(reason)` is called (after logging) if it stops for good."""
     try:
-        return ck.Producer(client_conf(conf, "producer"))
+        return ck.Producer(client_conf(conf, "producer", on_fatal))
     except ck.KafkaException as exc:
         raise KafkaClientError(f"invalid producer configuration {redact(conf)}: {exc}") from exc
 

@@ -62,16 +62,15 @@ class _StopRequested(Exception):
     records): producing stops there instead of waiting for room that may never come."""
 
 
-def _rejected(record: SourceRecord, value: bytes | None, reason: str) -> str:
-    size = len(value or b"")
-    return (f"Kafka rejected a record for topic {record.topic} partition {record.partition} "
-            f"(source partition {dict(record.source_partition)}, offset {dict(record.source_offset)}, "
-            f"{size} bytes): {reason}")
+def _rejected(topic: str, partition: int | None, source_partition: SourcePartition, source_offset: Mapping[str, Any],
+              value: bytes | None, reason: str) -> str:
+    return (f"Kafka rejected a record for topic {topic} partition {partition} "
+            f"(source partition {dict(source_partition)}, offset {dict(source_offset)}, "
+            f"{len(value or b'')} bytes): {reason}")
 
 
-def _rejected_message(run: MessageRun, m: Any, reason: str) -> str:
-    record = SourceRecord(run.source_partition, {"offset": m.offset()}, run.topic, None, None, run.partition)
-    return _rejected(record, m.value(), reason)
+def _rejected_record(record: SourceRecord, value: bytes | None, reason: str) -> str:
+    return _rejected(record.topic, record.partition, record.source_partition, record.source_offset, value, reason)
 
 
 class SourceTaskRunner:
@@ -142,7 +141,7 @@ class SourceTaskRunner:
         try:
             runs = RUN_PRODUCER_DEFAULTS if isinstance(self._acks, RunAcks) else {}
             producer = new_producer({"enable.idempotence": "true", "acks": "all", "linger.ms": "5", **runs,
-                                     **self._settings.producer_conf, "error_cb": self._producer_error})
+                                     **self._settings.producer_conf}, self._producer_stopped)
             # Read the offsets topic to its end first (as Connect's offset reader does): a task taking
             # over from another worker must see that worker's last commit, or it would re-send records.
             self._offsets.refresh(self._settings.flush_timeout + 25)
@@ -156,21 +155,24 @@ class SourceTaskRunner:
             log.error("[%s] task failed: %s", self.id, exc)
             self._safe_stop_task()
             if producer is not None:
-                remaining = producer.flush(self._settings.shutdown_timeout)
-                if isinstance(self._acks, RunAcks):
-                    self._acks.settle_cut(remaining == 0 and not self._producer_fatal)
+                self._drain(producer)
                 self._commit_offsets()
             self._set_state("FAILED", trace)
             return
         self._safe_stop_task()
         assert producer is not None
-        remaining = producer.flush(self._settings.shutdown_timeout)
-        if isinstance(self._acks, RunAcks):
-            self._acks.settle_cut(remaining == 0 and not self._producer_fatal)
+        remaining = self._drain(producer)
         if remaining:
             log.warning("[%s] %d record(s) not acknowledged at shutdown; their offsets are not committed",
                         self.id, remaining)
         self._commit_offsets()
+
+    def _drain(self, producer: Any) -> int:
+        """Wait for what is queued (up to the shutdown timeout); returns the records left unacknowledged."""
+        remaining: int = producer.flush(self._settings.shutdown_timeout)
+        if isinstance(self._acks, RunAcks):
+            self._acks.settle_cut(remaining == 0 and not self._producer_fatal)
+        return remaining
 
     def _safe_stop_task(self) -> None:
         try:
@@ -235,7 +237,7 @@ class SourceTaskRunner:
             except BufferError:
                 self._produce_record(producer, record, value, key, partition, acks)
             except KafkaException as exc:
-                raise DeliveryFailed(_rejected(record, value, exc.args[0].str())) from None
+                raise DeliveryFailed(_rejected_record(record, value, exc.args[0].str())) from None
             fifo = fifos.get((topic, partition))
             if fifo is None:
                 fifo = acks.fifo(topic, partition)
@@ -273,15 +275,14 @@ class SourceTaskRunner:
                 raise
 
     def _produce_message(self, producer: Any, run: MessageRun, m: Any, callback: Any) -> None:
-        self._produce(producer, run.topic, m.value(), m.key(), run.partition, callback, m.timestamp()[1],
-                      m.headers(), lambda reason: _rejected_message(run, m, reason))
+        def rejected(reason: str) -> str:
+            return _rejected(run.topic, run.partition, run.source_partition, {"offset": m.offset()}, m.value(), reason)
 
-    def _producer_error(self, err: Any) -> None:
-        if err.fatal():
-            self._producer_fatal = True
-            log.error("[%s] producer fatal error: %s", self.id, err)
-        else:  # transient transport errors, retried internally
-            log.debug("[%s] producer error: %s", self.id, err)
+        self._produce(producer, run.topic, m.value(), m.key(), run.partition, callback, m.timestamp()[1],
+                      m.headers(), rejected)
+
+    def _producer_stopped(self, _reason: str) -> None:
+        self._producer_fatal = True  # (logged by the client) nothing queued after this is delivered
 
     def _run_failed(self, description: str) -> None:
         if self._failure is None:
@@ -298,7 +299,7 @@ class SourceTaskRunner:
     def _produce_record(self, producer: Any, record: SourceRecord, value: Any, key: Any, partition: int,
                         callback: Any) -> None:
         self._produce(producer, record.topic, value, key, partition, callback, record.timestamp or 0,
-                      record.headers, lambda reason: _rejected(record, value, reason))
+                      record.headers, lambda reason: _rejected_record(record, value, reason))
 
     def _produce(self, producer: Any, topic: str, value: Any, key: Any, partition: int, callback: Any,
                  timestamp: int, headers: Any, rejected: Callable[[str], str]) -> None:
@@ -316,7 +317,7 @@ class SourceTaskRunner:
 
     def _delivery_failed(self, record: SourceRecord, msg: Any, reason: str) -> None:
         if self._failure is None:
-            self._failure = _rejected(record, msg.value() if msg is not None else None, reason)
+            self._failure = _rejected_record(record, msg.value() if msg is not None else None, reason)
 
     def _commit_offsets(self) -> None:
         pending = self._acks.committable()

@@ -189,3 +189,9 @@ def stored_offsets(bootstrap: str, topic: str, connector: str) -> dict[str, Any]
             text = orjson.dumps(partition, option=orjson.OPT_SORT_KEYS).decode()
             out[text] = None if value is None else orjson.loads(value)
     return out
+
+
+def committed_records(bootstrap: str, offsets_topic: str, connector: str, topic: str) -> int:
+    """Records of source `topic` a mirror connector has committed (sum of next offsets per partition)."""
+    offsets = stored_offsets(bootstrap, offsets_topic, connector)
+    return sum(value["offset"] + 1 for key, value in offsets.items() if value and f'"topic":"{topic}"' in key)

@@ -23,7 +23,7 @@ def wait(predicate, timeout: float = 3.0) -> bool:  # type: ignore[no-untyped-de
     while time.monotonic() < deadline:
         if predicate():
             return True
-        time.sleep(0.01)
+        time.sleep(0.01)  # the poll interval under the deadline, not a wait for an event
     return False
 
 
