@@ -11,6 +11,17 @@ if [ -z "$PY" ]; then
   done
 fi
 [ -n "$PY" ] || { echo "error: Python >= 3.11 is required" >&2; exit 1; }
+# Debian packages the tests use (real TLS endpoints: stunnel in front of the test brokers).
+DEBS="stunnel4"
+missing=""
+for pkg in $DEBS; do dpkg -s "$pkg" >/dev/null 2>&1 || missing="$missing $pkg"; done
+if [ -n "$missing" ]; then
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $missing >/dev/null
+  else
+    echo "warning: Debian packages missing:$missing (install them as root; the tests that need them will fail)" >&2
+  fi
+fi
 if [ ! -x .venv/bin/python ]; then
   "$PY" -m venv .venv
 fi

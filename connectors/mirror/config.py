@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from connectors.mirror.client_config import client_settings
 from connectors.mirror.filters import (
     DEFAULT_CONFIG_PROPERTIES_EXCLUDE,
     DEFAULT_GROUPS,
@@ -14,7 +15,7 @@ from connectors.mirror.filters import (
 )
 from connectors.mirror.policy import ReplicationPolicy, load_policy
 from pyconnect.api.config import ConfigDef, ConfigKey, ConfigType, Importance, at_least, one_of, regex_list
-from pyconnect.kafka.config import is_client_key, to_librdkafka
+from pyconnect.kafka.config import to_librdkafka
 
 S, INT, B, LST, L = ConfigType.STRING, ConfigType.INT, ConfigType.BOOLEAN, ConfigType.LIST, ConfigType.LONG
 H, M, LOW = Importance.HIGH, Importance.MEDIUM, Importance.LOW
@@ -122,22 +123,10 @@ class MirrorConfig:
     def policy(self) -> ReplicationPolicy:
         return load_policy(str(self.values["replication.policy.class"]), self.raw)
 
-    def _cluster(self, side: str) -> dict[str, str]:
-        prefix = f"{side}.cluster."
-        return {k[len(prefix):]: v for k, v in self.raw.items()
-                if k.startswith(prefix) and is_client_key(k[len(prefix):])}
-
     def client(self, side: str, role: str) -> dict[str, str]:
-        """librdkafka settings for `side` in {source,target} and `role` in {consumer,producer,admin}:
-        `<side>.cluster.*` client keys, then `<side>.<role>.*` overrides (MM2's layering)."""
-        java = self._cluster(side)
-        prefix = f"{side}.{role}."
-        java.update({k[len(prefix):]: v for k, v in self.raw.items() if k.startswith(prefix)})
-        conf = to_librdkafka(java, role)
-        if role == "consumer":
-            conf.setdefault("enable.auto.commit", "false")
-            conf.setdefault("auto.offset.reset", "earliest")
-        return conf
+        """librdkafka settings for `side` in {source,target} and `role` in {consumer,producer,admin}
+        (MirrorConnectorConfig's layering: see connectors.mirror.client_config)."""
+        return client_settings(self.raw, side, role)
 
     def backfill_client(self, side: str, role: str) -> dict[str, str]:
         """`client(side, role)` plus `backfill.<role>.*` overrides (bulk-copy tuning, e.g. batch size)."""

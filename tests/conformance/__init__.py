@@ -1,0 +1,1 @@
+"""Cases ported from Apache Kafka's own tests; each is marked `@pytest.mark.kafka("TestClass.testMethod")`."""
