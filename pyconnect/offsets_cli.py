@@ -28,23 +28,28 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
     tr.add_argument("--group", required=True)
     tr.add_argument("--apply", action="store_true", help="commit the translated offsets to the group on the target")
     tr.add_argument("--format", choices=("table", "json"), default="table")
-    tr.add_argument("--command-config", help="client properties for the target (security settings)")
-    tr.add_argument("--separator", default=".", help="replication.policy.separator")
+    tr.add_argument("--command-config", help="client properties for the target (security settings, and "
+                    "replication.policy.* as MirrorClientConfig reads them)")
+    tr.add_argument("--separator", help="replication.policy.separator (default: the command config's, else '.')")
 
 
 def run(args: argparse.Namespace) -> int:
     from connectors.mirror.client import MirrorClient
-    from connectors.mirror.policy import DefaultReplicationPolicy
+    from connectors.mirror.config import DEFAULT_POLICY
+    from connectors.mirror.policy import load_policy
 
     conf = {"bootstrap.servers": args.target_bootstrap}
     try:
         if args.command_config:
             conf.update(load_properties(args.command_config).values())
-        policy = DefaultReplicationPolicy()
-        policy.configure({"replication.policy.separator": args.separator})
+        # MirrorClientConfig's policy keys configure the policy; they are no client settings.
+        policy_conf = {k: conf.pop(k) for k in list(conf) if k.startswith("replication.policy.")}
+        if args.separator is not None:
+            policy_conf["replication.policy.separator"] = args.separator
+        policy = load_policy(policy_conf.get("replication.policy.class", DEFAULT_POLICY), policy_conf)
         client = MirrorClient(to_librdkafka(conf, "admin"), policy)
         checkpoints = client.checkpoints(args.source_alias, args.group)
-    except (ConfigFileError, KafkaClientError) as exc:
+    except (ConfigFileError, KafkaClientError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
     if not checkpoints:

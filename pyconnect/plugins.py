@@ -9,12 +9,12 @@ path `package.module:Class` or `package.module.Class`.
 
 from __future__ import annotations
 
-import importlib
 import threading
 from dataclasses import dataclass
 from importlib.metadata import entry_points
 
 from pyconnect.api.connector import Connector
+from pyconnect.api.loading import ClassLoadError, import_class
 
 ENTRY_POINT_GROUP = "pyconnect.plugins"
 
@@ -92,16 +92,10 @@ class PluginRegistry:
 
 
 def _import_path(path: str) -> type[Connector] | None:
-    module_name, sep, attr = path.partition(":")
-    if not sep:
-        module_name, _, attr = path.rpartition(".")
-    if not module_name or not attr:
-        return None
     try:
-        module = importlib.import_module(module_name)
-    except ImportError:
-        return None
-    obj = getattr(module, attr, None)
+        obj = import_class(path)
+    except ClassLoadError as exc:
+        raise PluginNotFound(str(exc)) from None
     if isinstance(obj, type) and issubclass(obj, Connector):
         return obj
     return None

@@ -17,8 +17,8 @@ import pytest
 from confluent_kafka import Consumer, TopicPartition
 
 from tests.harness.brokers import Broker, start_broker
-from tests.harness.kafka_io import create_topic, keep_producing, produce_many, read_all, read_partitions, stored_offsets
-from tests.harness.mirror import mirror_source
+from tests.harness.kafka_io import create_topic, keep_producing, produce_many, read_partitions, stored_offsets
+from tests.harness.mirror import mirror_source, offset_syncs, sync_store
 from tests.harness.workers import REPO, Cluster, wait_for, worker_properties, write_properties
 from tests.test_mirror_checkpoints import checkpoint_config
 
@@ -225,9 +225,6 @@ def test_transactional_source_gaps_copy_exactly_and_syncs_translate(broker: Brok
     every gap, and the syncs translate every upstream record to the offset where it landed."""
     from confluent_kafka import Producer
 
-    from connectors.mirror.formats import OffsetSync
-    from connectors.mirror.offset_sync_store import OffsetSyncStore
-
     t, parts = f"bftx{unique}", 2
     create_topic(broker.bootstrap, t, parts)
     producer = Producer({"bootstrap.servers": broker.bootstrap, "transactional.id": f"tx-{unique}",
@@ -249,11 +246,7 @@ def test_transactional_source_gaps_copy_exactly_and_syncs_translate(broker: Brok
 
     offsets = stored_offsets(broker_b.bootstrap, f"bftxw{unique}-offsets", name)
     target = read_partitions(broker_b.bootstrap, f"A.{t}", 1_801, timeout=5)
-    store = OffsetSyncStore()
-    for _p, _o, key, value in read_all(broker.bootstrap, "mm2-offset-syncs.B.internal", idle=1.0):
-        sync = OffsetSync.decode(key or b"", value or b"")
-        if sync.topic == t:
-            store.add(sync)
+    store = sync_store(offset_syncs(broker.bootstrap), t)
     for p in range(parts):
         end = offsets[plan_key(t, p)]["end"]
         copied = [r for r in source[p] if r[0] < end]

@@ -186,4 +186,4 @@ def test_heartbeats_layout_and_hops_over_a_chain(cluster_factory: Any, broker: B
     assert client.replication_hops("B") == 1
     wait_for(lambda: {"A", "B"} <= client.upstream_clusters(), 30, "A and B upstream of C")
     # read_to_end, not read_all: heartbeats never go quiet, so read_all would wait out its whole timeout.
-    assert read_to_end(broker_c.bootstrap, "B.A.heartbeats"), "heartbeats replicate like other topics"
+    wait_for(lambda: read_to_end(broker_c.bootstrap, "B.A.heartbeats"), 30, "heartbeats replicate like other topics")

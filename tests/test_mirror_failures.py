@@ -92,7 +92,7 @@ def test_bad_regex_and_unknown_policy_are_reported(cluster_factory: Any, broker:
     assert producer.flush(10) == 0
     st = wait_for(lambda: (lambda s: s if s.get("connector", {}).get("state") == "FAILED" else None)(
         w.request("GET", "/connectors/pol/status").json()), 30, "FAILED")
-    assert "Unknown replication policy class com.example.NoSuchPolicy" in st["connector"]["trace"]
+    assert "Class com.example.NoSuchPolicy could not be found" in st["connector"]["trace"]
 
 
 def test_oversized_record_fails_the_task_naming_it(cluster_factory: Any, broker: Broker, broker_b: Broker,

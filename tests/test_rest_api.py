@@ -12,12 +12,29 @@ from typing import Any
 
 import pytest
 
+from pyconnect.api import ConfigDef, ConfigKey, ConfigType, Importance
 from tests.harness.brokers import Broker
 from tests.harness.kafka_io import read_to_end
+from tests.harness.plugins import ValidateOnlyConnector
 from tests.harness.workers import Cluster, WorkerProcess, wait_for
 from tests.test_worker_cluster import leader_of, sequence_connector
 
 RUNBOOKS = Path(__file__).resolve().parents[1] / "docs" / "runbooks"
+
+
+class SecretSourceConnector(ValidateOnlyConnector):
+    """A plugin with a PASSWORD key and defaults of each shape; workers load it by its Python path."""
+
+    PATH = "tests.test_rest_api:SecretSourceConnector"
+    CONFIG = ConfigDef([
+        ConfigKey("secret", ConfigType.PASSWORD, importance=Importance.HIGH, documentation="A password."),
+        ConfigKey("fallback.secret", ConfigType.PASSWORD, "p", Importance.LOW),
+        ConfigKey("level", ConfigType.STRING, "info", Importance.LOW),
+        ConfigKey("ratio", ConfigType.DOUBLE, 1e-4, Importance.LOW),
+        ConfigKey("hosts", ConfigType.LIST, ["a", "b"], Importance.LOW),
+        ConfigKey("flag", ConfigType.BOOLEAN, False, Importance.LOW),
+    ])
+
 
 
 @pytest.fixture(scope="module")
@@ -56,7 +73,7 @@ def test_endpoints_shapes_and_codes_via_followers(rest_cluster: Cluster) -> None
 
     # Writes sent to a follower succeed through the leader ...
     r = f1.request("POST", "/connectors", sequence_connector(name, topic, 2, 0, 20))
-    assert r.status_code == 201 and r.headers["location"] == f"/connectors/{name}"
+    assert r.status_code == 201 and r.headers["location"] == f"{f1.url}/connectors/{name}", "absolute, as asked"
     assert set(r.json()) == {"name", "config", "tasks", "type"} and r.json()["type"] == "source"
     # ... and a follower told not to forward again refuses: it did not serve the write itself.
     r = f2.request("POST", "/connectors?forward=false", sequence_connector(name + "x", topic, 1, 0, 1))
@@ -86,7 +103,7 @@ def test_endpoints_shapes_and_codes_via_followers(rest_cluster: Cluster) -> None
     assert r.status_code == 200 and r.json()["config"]["rate"] == "40" and "batch.size" not in r.json()["config"]
     created = f2.request("PUT", f"/connectors/{name}-put/config", {
         "connector.class": "SequenceSource", "topic": topic, "rate": "1"})
-    assert created.status_code == 201 and created.headers["location"] == f"/connectors/{name}-put"
+    assert created.status_code == 201 and created.headers["location"] == f"{f2.url}/connectors/{name}-put"
 
     assert f1.request("POST", f"/connectors/{name}/tasks/0/restart").status_code == 204
     assert f2.request("POST", f"/connectors/{name}/restart").status_code == 204
@@ -175,7 +192,7 @@ def test_errors_carry_connect_codes_and_bodies(rest_cluster: Cluster) -> None:
     err(f1.request("PUT", "/admin/loggers/x", {}), 400, "Desired 'level' parameter was not specified")
     err(f1.request("POST", f"/connectors/{name}/tasks/7/restart"), 404, f"Unknown task: {name}-7")
     err(f1.request("PUT", "/connector-plugins/MirrorSource/config/validate", {"connector.class": "Sequence"}),
-        400, "must be the same as the plugin name")
+        400, "Included connector type Sequence does not match request type MirrorSource")
     assert f1.request("DELETE", f"/connectors/{name}").status_code == 204
 
 
@@ -245,3 +262,38 @@ def test_runbooks_against_a_live_cluster(rest_cluster: Cluster, tmp_path: Path) 
     out = run("stop-and-reset-offsets.sh", name)
     assert "reset successfully" in out and "offsets left: 0" in out
     assert f1.request("DELETE", f"/connectors/{name}").status_code == 204
+
+
+def test_pause_resume_and_stop_of_an_unknown_connector(rest_cluster: Cluster) -> None:
+    leader, (f1, _f2) = roles(rest_cluster)
+    for w in (leader, f1):
+        for verb in ("pause", "resume", "stop"):
+            r = w.request("PUT", f"/connectors/nope/{verb}")
+            assert (r.status_code, r.json()) == (404, {"error_code": 404, "message": "Unknown connector nope"}), verb
+
+
+def test_validate_hides_passwords_shows_defaults_and_names_the_class_as_given(rest_cluster: Cluster) -> None:
+    _, (f1, _f2) = roles(rest_cluster)
+    r = f1.request("PUT", "/connector-plugins/SecretSourceConnector/config/validate", {
+        "connector.class": SecretSourceConnector.PATH, "name": "v", "secret": "p4ss", "flag": "TRUE",
+        "tasks.max": " 3 "})
+    assert r.status_code == 200, r.text
+    body = r.json()
+    assert body["name"] == SecretSourceConnector.PATH and body["error_count"] == 0
+    values = {c["value"]["name"]: c["value"]["value"] for c in body["configs"]}
+    assert values == {"name": "v", "connector.class": SecretSourceConnector.PATH, "tasks.max": "3",
+                      "key.converter": None, "value.converter": None, "header.converter": None,
+                      "secret": "[hidden]", "fallback.secret": "[hidden]", "level": "info", "ratio": "1.0E-4",
+                      "hosts": "a,b", "flag": "true", "transforms": "", "predicates": "", "errors.tolerance": "none",
+                      "errors.retry.timeout": "0", "errors.deadletterqueue.topic.name": ""}
+    defaults = {c["definition"]["name"]: c["definition"]["default_value"] for c in body["configs"]}
+    assert defaults["secret"] is None and defaults["fallback.secret"] == "[hidden]" and defaults["tasks.max"] == "1"
+
+
+def test_validate_without_connector_class_reaches_the_herder(rest_cluster: Cluster) -> None:
+    _, (f1, _f2) = roles(rest_cluster)
+    r = f1.request("PUT", "/connector-plugins/SequenceSourceConnector/config/validate", {"name": "x", "topic": "t"})
+    assert (r.status_code, r.json()["message"]) == (
+        400, "Connector config {name=x, topic=t} contains no connector type")
+    r = f1.request("PUT", "/connector-plugins/Source/config/validate", {"connector.class": "SequenceSourceConnector"})
+    assert r.status_code == 200 and r.json()["name"] == "SequenceSourceConnector", "the class name ends with the path's"

@@ -129,9 +129,10 @@ def test_leader_loss_elects_new_leader(cluster_factory: Any, unique: str) -> Non
     new_leader = wait_for(lambda: (lambda lid: lid if lid and lid != leader_id else "")(
         leader_of(cluster.broker.bootstrap, cluster.group)), 30, "a new leader")
     assert new_leader in {o.worker_id for o in others}
-    # Until this follower has read the new leader's claim, Connect's answer is 409; clients retry.
+    # Until this follower has read the new leader's claim, Connect answers 409, or 500 "IO Error trying to
+    # forward REST request" while it still forwards to the dead leader; clients retry.
     body = sequence_connector("after", f"after-{unique}", 2, 100, 500)
-    r = wait_for(lambda: (lambda resp: resp if resp.status_code != 409 else None)(
+    r = wait_for(lambda: (lambda resp: resp if resp.status_code not in (409, 500) else None)(
         others[0].request("POST", "/connectors", body)), 30, "the write accepted by the new leader")
     assert r.status_code == 201, r.text
     st = wait_for(lambda: all_running(others[1], "after", 2), 40, "connector created after leader loss running")

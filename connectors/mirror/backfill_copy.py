@@ -76,7 +76,7 @@ def copy_range(spec: CopySpec) -> CopyResult:
                              f"{spec.target_start}: the remote topic was truncated or recreated")
     # fetch.queue.backoff.ms: see MirrorSourceTask (librdkafka's 1 s default starves a busy reader).
     consumer = new_consumer({"fetch.queue.backoff.ms": "20", **spec.source_consumer, "group.id": "pyconnect-backfill"})
-    syncs: list[tuple[int, int]] = []
+    syncs: list[OffsetSync] = []
     sync_producer = (new_producer({"acks": "all", **spec.syncs_producer})
                      if spec.syncs_producer is not None else None)
     failures: list[str] = []
@@ -84,7 +84,7 @@ def copy_range(spec: CopySpec) -> CopyResult:
                                   **spec.target_producer}, lambda err: failures.append(str(err)))
     try:
         assign(consumer, [(spec.topic, spec.partition, spec.start)])
-        state = _Cursor(spec.start - 1, spec.target_start, syncs)
+        state = _Cursor(spec, syncs)
         if landed:
             _skip(consumer, spec, landed, state, name)
             result.skipped = landed
@@ -102,21 +102,30 @@ def copy_range(spec: CopySpec) -> CopyResult:
 
 
 class _Cursor:
-    """Upstream/downstream position of the copy, and the sync points it passed."""
+    """Upstream/downstream position of the copy, and the sync points it passed. The copy lands record
+    k of the range at `target_start + k`, so each sync continues the previous one (OffsetSync.since)."""
 
-    __slots__ = ("prev_upstream", "next_downstream", "syncs", "last_synced")
+    __slots__ = ("spec", "prev_upstream", "next_downstream", "syncs", "last_sync")
 
-    def __init__(self, prev_upstream: int, next_downstream: int, syncs: list[tuple[int, int]]) -> None:
-        self.prev_upstream = prev_upstream
-        self.next_downstream = next_downstream
+    def __init__(self, spec: CopySpec, syncs: list[OffsetSync]) -> None:
+        self.spec = spec
+        self.prev_upstream = spec.start - 1
+        self.next_downstream = spec.target_start
         self.syncs = syncs
-        self.last_synced = -1  # upstream offset of the newest sync point
+        self.last_sync: tuple[int, int] | None = None  # the newest sync point
+
+    @property
+    def last_synced(self) -> int:
+        return -1 if self.last_sync is None else self.last_sync[0]
+
+    def sync(self, upstream: int, downstream: int) -> None:
+        self.syncs.append(OffsetSync(self.spec.topic, self.spec.partition, upstream, downstream, self.last_sync))
+        self.last_sync = (upstream, downstream)
 
     def close(self) -> None:
         """A sync for the newest record, so translation is exact up to the range's end."""
         if self.next_downstream > 0 and self.prev_upstream > self.last_synced and self.prev_upstream >= 0:
-            self.syncs.append((self.prev_upstream, self.next_downstream - 1))
-            self.last_synced = self.prev_upstream
+            self.sync(self.prev_upstream, self.next_downstream - 1)
 
 
 def _messages(consumer: Any, spec: CopySpec, name: str) -> Any:
@@ -167,9 +176,8 @@ def _seek(consumer: Any, spec: CopySpec, offset: int) -> None:
 
 
 def _advance(state: _Cursor, upstream: int) -> None:
-    if upstream != state.prev_upstream + 1 or state.last_synced < 0:
-        state.syncs.append((upstream, state.next_downstream))
-        state.last_synced = upstream
+    if upstream != state.prev_upstream + 1 or state.last_sync is None:
+        state.sync(upstream, state.next_downstream)
     state.prev_upstream = upstream
     state.next_downstream += 1
 
@@ -216,13 +224,12 @@ def _flush(producer: Any, failures: list[str], name: str) -> None:
         raise RangeCopyError(f"{left} record(s) copied from {name} were not acknowledged within 120 s")
 
 
-def _write_syncs(producer: Any, spec: CopySpec, syncs: list[tuple[int, int]], result: CopyResult) -> None:
+def _write_syncs(producer: Any, spec: CopySpec, syncs: list[OffsetSync], result: CopyResult) -> None:
     if producer is None or not syncs:
         syncs.clear()
         return
-    for upstream, downstream in syncs:
-        sync = OffsetSync(spec.topic, spec.partition, upstream, downstream)
-        producer.produce(spec.syncs_topic, sync.value(), sync.key(), 0)
+    for sync in syncs:
+        producer.produce(spec.syncs_topic, sync.value(), sync.key(), 0, headers=sync.headers())
     if producer.flush(60):
         raise RangeCopyError(f"offset syncs for {spec.topic}-{spec.partition} were not acknowledged within 60 s")
     result.syncs += len(syncs)

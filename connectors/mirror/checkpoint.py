@@ -11,12 +11,12 @@ from collections.abc import Mapping
 from prometheus_client import Gauge
 
 from connectors.mirror.config import CHECKPOINT, MirrorConfig
-from connectors.mirror.filters import GroupFilter, TopicFilter
 from connectors.mirror.formats import Checkpoint, OffsetSync
+from connectors.mirror.group_checkpoints import GroupCheckpoints
 from connectors.mirror.offset_sync_store import OffsetSyncStore
 from connectors.mirror.topics import TopicSelector
 from pyconnect.api import ConfigDef, ConfigValue, SourceConnector, SourceRecord, SourceTask
-from pyconnect.kafka.admin import Admin, TopicSpec
+from pyconnect.kafka.admin import Admin, Committed, TopicSpec
 from pyconnect.storage.log import KafkaLog
 
 log = logging.getLogger(__name__)
@@ -29,7 +29,7 @@ CHECKPOINT_LATENCY = {s: Gauge(f"kafka_connect_mirror_mirrorcheckpointconnector_
 
 
 def _selector(cfg: MirrorConfig) -> TopicSelector:
-    return TopicSelector(cfg.policy(), TopicFilter(cfg["topics"], cfg["topics.exclude"]), cfg.target)
+    return TopicSelector(cfg.policy(), cfg.topic_filter(), cfg.target)
 
 
 class MirrorCheckpointTask(SourceTask):
@@ -37,38 +37,34 @@ class MirrorCheckpointTask(SourceTask):
 
     def start(self, config: Mapping[str, str]) -> None:
         self.cfg = cfg = MirrorConfig(CHECKPOINT, config)
-        self.policy = cfg.policy()
         self.selector = _selector(cfg)
         self.groups = [g for g in config.get("task.assigned.groups", "").split(",") if g]
-        self.topic = self.policy.checkpoints_topic(cfg.source)
+        self.topic = cfg.policy().checkpoints_topic(cfg.source)
         self.interval = float(cfg["emit.checkpoints.interval.seconds"])
         self.sync_interval = float(cfg["sync.group.offsets.interval.seconds"])
         self.source_admin = Admin(cfg.client("source", "admin"))
         self.target_admin = Admin(cfg.client("target", "admin"))
-        self.store = OffsetSyncStore()
+        store = OffsetSyncStore()
         side = cfg.offset_syncs_side()
         self.syncs = KafkaLog(cfg.offset_syncs_topic(), 1, cfg.client(side, "producer"), cfg.client(side, "consumer"))
-        # Translate nothing until the syncs written so far have all been read.
-        self.syncs.start(self._on_sync, timeout=float(cfg["admin.timeout.ms"]) / 1000)
-        self.last: dict[tuple[str, str, int], Checkpoint] = self._load_checkpoints()
+        self.syncs.start_with_headers(lambda key, value, headers: store.add(OffsetSync.decode(key, value, headers))
+                                      if key and value else None, timeout=float(cfg["admin.timeout.ms"]) / 1000)
+        store.start()  # translate nothing until the syncs written so far have all been read
+        self.checkpoints = GroupCheckpoints(cfg.source, cfg.target, cfg.policy(), store, self._load_checkpoints())
         self.next_emit = time.monotonic()
         self.next_sync = time.monotonic() + self.sync_interval
         self._stopping = threading.Event()
         self._thread = threading.current_thread()
         self._latency: dict[tuple[str, ...], list[float]] = {}
 
-    def _on_sync(self, key: bytes | None, value: bytes | None, _p: int, _o: int) -> None:
-        if key and value:
-            self.store.add(OffsetSync.decode(key, value))
-
-    def _load_checkpoints(self) -> dict[tuple[str, str, int], Checkpoint]:
+    def _load_checkpoints(self) -> dict[str, dict[tuple[str, int], Checkpoint]]:
         """Checkpoints already emitted: a restarted task never goes back behind them."""
-        found: dict[tuple[str, str, int], Checkpoint] = {}
+        found: dict[str, dict[tuple[str, int], Checkpoint]] = {}
 
         def on_record(key: bytes | None, value: bytes | None, _p: int, _o: int) -> None:
             if key and value:
                 cp = Checkpoint.decode(key, value)
-                found[(cp.group, cp.topic, cp.partition)] = cp
+                found.setdefault(cp.group, {})[(cp.topic, cp.partition)] = cp
 
         if self.topic in self.target_admin.topic_partitions():
             reader = KafkaLog(self.topic, 1, self.cfg.client("target", "producer"),
@@ -77,21 +73,10 @@ class MirrorCheckpointTask(SourceTask):
             reader.stop()
         return found
 
-    def translated(self, group: str) -> dict[tuple[str, int], Checkpoint]:
-        """(remote topic, partition) -> checkpoint for every translatable committed offset of `group`."""
-        out = {}
-        for (topic, partition), upstream in self.source_admin.group_offsets(group).items():
-            if not self.selector.should_replicate(topic):
-                continue
-            downstream = self.store.translate(topic, partition, upstream)
-            if downstream is None:
-                continue
-            if self.policy.topic_source(topic) == self.cfg.target:  # coming home: the original name
-                remote = self.policy.upstream_topic(topic) or topic
-            else:
-                remote = self.policy.format_remote_topic(self.cfg.source, topic)
-            out[(remote, partition)] = Checkpoint(group, remote, partition, upstream, downstream, "")
-        return out
+    def commits(self, group: str) -> dict[tuple[str, int], Committed | None]:
+        """The group's committed offsets on replicated topics, with their metadata."""
+        return {tp: c for tp, c in self.source_admin.group_commits(group).items()
+                if self.selector.should_replicate(tp[0])}
 
     def poll(self) -> list[SourceRecord] | None:
         if self._stopping.is_set():
@@ -105,20 +90,15 @@ class MirrorCheckpointTask(SourceTask):
             return None
         self.next_emit = now + max(self.interval, 0.5)
         records = []
+        timestamp = int(time.time() * 1000)
         for group in self.groups:
             try:
-                checkpoints = self.translated(group)
+                new = self.checkpoints.for_group(group, self.commits(group))
             except Exception as exc:
                 log.warning("cannot read offsets of group %s: %s", group, exc)
                 continue
-            for (remote, partition), cp in checkpoints.items():
-                prev = self.last.get((group, remote, partition))
-                if prev is None or cp.upstream_offset < prev.upstream_offset or (
-                        cp.downstream_offset > prev.downstream_offset):
-                    self.last[(group, remote, partition)] = cp
-                    records.append(SourceRecord({"partition": partition, "topic": remote, "group": group},
-                                                {"offset": 0}, self.topic, cp.value(), cp.key(), 0,
-                                                int(time.time() * 1000)))
+            self.checkpoints.emitted(new)
+            records += [self.checkpoints.record(cp, self.topic, timestamp) for cp in new.values()]
         return records
 
     def commit_record(self, record: SourceRecord, partition: int, offset: int) -> None:
@@ -132,18 +112,28 @@ class MirrorCheckpointTask(SourceTask):
             CHECKPOINT_LATENCY[suffix].labels(*labels).set(value)
 
     def sync_group_offsets(self) -> None:
-        """Commit translated offsets to groups that are empty or absent on the target; never backwards."""
+        """Commit the newest checkpoints to groups that are empty or absent on the target; never
+        backwards, never to a group with active members."""
+        idle: dict[str, dict[tuple[str, int], Committed | None]] = {}
+        active = set()
         for group in self.groups:
             try:
                 state = self.target_admin.group_state(group)
-                if state not in (None, "EMPTY"):
-                    continue  # active on the target: consumers there own their offsets
-                current = self.target_admin.group_offsets(group) if state else {}
-                wanted = {key: cp.downstream_offset for key, cp in self.translated(group).items()
-                          if cp.downstream_offset > current.get(key, -1)}
-                if wanted:
-                    self.target_admin.alter_group_offsets(group, wanted)
-                    log.info("synced offsets of group %s on %s: %s", group, self.cfg.target, wanted)
+                if state == "EMPTY":
+                    idle[group] = dict(self.target_admin.group_commits(group))
+                elif state is not None:
+                    active.add(group)  # consumers there own their offsets
+            except Exception as exc:
+                log.warning("cannot describe group %s on %s: %s", group, self.cfg.target, exc)
+                active.add(group)
+        for group, wanted in self.checkpoints.offsets_to_sync(idle, frozenset(active)).items():
+            if group not in self.groups:
+                continue
+            try:
+                self.target_admin.alter_group_offsets(group, {tp: c.offset for tp, c in wanted.items()},
+                                                      metadata={tp: c.metadata for tp, c in wanted.items()})
+                log.info("synced offsets of group %s on %s: %s", group, self.cfg.target,
+                         {tp: c.offset for tp, c in wanted.items()})
             except Exception as exc:
                 log.warning("group offset sync of %s failed: %s", group, exc)
 
@@ -161,10 +151,22 @@ class MirrorCheckpointConnector(SourceConnector):
         return CHECKPOINT
 
     def validate(self, config: Mapping[str, str]) -> dict[str, ConfigValue]:
+        """As MirrorCheckpointConnector.validate: a disabled connector is not checked further; an enabled
+        one needs offset syncs, and checkpoints or group offset sync."""
         values = CHECKPOINT.validate_all(config)
-        for key in ("emit.checkpoints.enabled", "emit.offset-syncs.enabled"):
-            if config.get(key, "true").strip().lower() == "false":
-                values[key].errors.append(f"MirrorCheckpointConnector can't run with {key} set to false")
+
+        def flag(key: str, default: str) -> bool:
+            return config.get(key, default).strip().lower() == "true"
+
+        if not flag("enabled", "true"):
+            return values
+        if not flag("emit.checkpoints.enabled", "true") and not flag("sync.group.offsets.enabled", "false"):
+            values["emit.checkpoints.enabled"].errors.append(
+                "MirrorCheckpointConnector can't run with both emit.checkpoints.enabled and "
+                "sync.group.offsets.enabled set to false")
+        if not flag("emit.offset-syncs.enabled", "true"):
+            values["emit.offset-syncs.enabled"].errors.append(
+                "MirrorCheckpointConnector can't run with emit.offset-syncs.enabled set to false")
         return values
 
     def start(self, config: Mapping[str, str]) -> None:
@@ -175,7 +177,7 @@ class MirrorCheckpointConnector(SourceConnector):
         if not self.cfg["enabled"] or not self.cfg["emit.checkpoints.enabled"]:
             return  # a heartbeat-only flow in dedicated mode: nothing to create or list
         self.selector = _selector(self.cfg)
-        self.group_filter = GroupFilter(self.cfg["groups"], self.cfg["groups.exclude"])
+        self.group_filter = self.cfg.group_filter()
         self.source_admin = Admin(self.cfg.client("source", "admin"))
         Admin(self.cfg.client("target", "admin")).ensure_compacted_topic(TopicSpec(
             self.cfg.policy().checkpoints_topic(self.cfg.source), 1,
@@ -189,7 +191,7 @@ class MirrorCheckpointConnector(SourceConnector):
         """Filter-accepted groups with committed offsets on replicated topics."""
         found = []
         for group in self.source_admin.list_groups():
-            if not self.group_filter.accepts(group):
+            if not self.group_filter.should_replicate_group(group):
                 continue
             topics = {t for t, _ in self.source_admin.group_offsets(group)}
             if any(self.selector.should_replicate(t) for t in topics):

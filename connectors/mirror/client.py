@@ -1,22 +1,61 @@
-"""Client-side MM2 helpers (Java's MirrorClient / RemoteClusterUtils), reading only the target cluster:
-translated consumer offsets from checkpoints, upstream clusters and replication hops from heartbeats."""
+"""Client-side MM2 helpers (Kafka's MirrorClient / RemoteClusterUtils), reading only the target cluster:
+translated consumer offsets from checkpoints; upstream clusters, replication hops and remote topics
+from topic names, as the replication policy reads them."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 
-from connectors.mirror.formats import Checkpoint, Heartbeat
+from connectors.mirror.formats import Checkpoint
 from connectors.mirror.policy import DefaultReplicationPolicy, ReplicationPolicy
 from pyconnect.kafka.admin import Admin
 from pyconnect.storage.log import KafkaLog
 
 
+def all_sources(policy: ReplicationPolicy, topic: str) -> set[str]:
+    """Every cluster alias in `topic`'s replication path (`B.A.heartbeats` -> {B, A})."""
+    sources: set[str] = set()
+    current: str | None = topic
+    source = policy.topic_source(topic)
+    # The `not in` stops policies that cannot detect cycles (IdentityReplicationPolicy) from looping.
+    while source is not None and source not in sources and current is not None:
+        sources.add(source)
+        current = policy.upstream_topic(current)
+        source = policy.topic_source(current) if current is not None else None
+    return sources
+
+
+def count_hops(policy: ReplicationPolicy, topic: str, source_alias: str) -> int:
+    """Hops from `source_alias` to here along `topic`'s path (1 = direct), -1 if it is not on the path."""
+    hops, visited, current = 0, set(), topic
+    while True:
+        hops += 1
+        source = policy.topic_source(current)
+        if source is None:
+            return -1
+        if source == source_alias:
+            return hops
+        if source in visited:  # a policy that cannot prevent cycles: the alias will never come
+            return -1
+        visited.add(source)
+        upstream = policy.upstream_topic(current)
+        if upstream is None:
+            return -1
+        current = upstream
+
+
 class MirrorClient:
+    """Interprets MM2's internal topics (heartbeats, checkpoints) on one cluster."""
+
     def __init__(self, conf: Mapping[str, str], policy: ReplicationPolicy | None = None, timeout: float = 20.0) -> None:
         self.conf = dict(conf)
         self.policy = policy or DefaultReplicationPolicy()
         self.admin = Admin(self.conf)
         self.admin.cluster_id(timeout=timeout)  # fail fast, with the bootstrap named, if unreachable
+
+    def list_topics(self) -> set[str]:
+        """Topic names on this cluster."""
+        return set(self.admin.topic_partitions())
 
     def _read(self, topic: str) -> list[tuple[bytes, bytes]]:
         partitions = self.admin.topic_partitions().get(topic)
@@ -40,33 +79,34 @@ class MirrorClient:
     def remote_consumer_offsets(self, group: str, source_alias: str) -> dict[tuple[str, int], int]:
         return {k: cp.downstream_offset for k, cp in self.checkpoints(source_alias, group).items()}
 
-    def heartbeat_topics(self) -> list[str]:
-        return sorted(t for t in self.admin.topic_partitions() if self.policy.is_heartbeats_topic(t))
+    def is_heartbeat_topic(self, topic: str) -> bool:
+        return self.policy.is_heartbeats_topic(topic)
+
+    def is_checkpoint_topic(self, topic: str) -> bool:
+        return self.policy.is_checkpoints_topic(topic)
+
+    def is_remote_topic(self, topic: str) -> bool:
+        """Replicated from another cluster: has a source and is not internal (heartbeats, checkpoints)."""
+        return not self.policy.is_internal_topic(topic) and self.policy.topic_source(topic) is not None
+
+    def heartbeat_topics(self) -> set[str]:
+        """Heartbeat topics on this cluster (the local one and those replicated from others)."""
+        return {t for t in self.list_topics() if self.is_heartbeat_topic(t)}
+
+    def checkpoint_topics(self) -> set[str]:
+        return {t for t in self.list_topics() if self.is_checkpoint_topic(t)}
 
     def upstream_clusters(self) -> set[str]:
-        """Aliases of clusters whose heartbeats reach this one (directly or through others)."""
-        found = set()
-        for topic in self.heartbeat_topics():
-            for key, value in self._read(topic):
-                found.add(Heartbeat.decode(key, value).source_cluster_alias)
-        return found
+        """Aliases of clusters whose heartbeats reach this one, directly or through others, read from the
+        heartbeat topic names (the local `heartbeats` topic names no cluster)."""
+        return {s for t in self.heartbeat_topics() for s in all_sources(self.policy, t)}
 
-    def _hops(self, topic: str, source_alias: str) -> int:
-        hops, visited, current = 0, set(), topic
-        while True:
-            hops += 1
-            source = self.policy.topic_source(current)
-            if source is None or source in visited:
-                return -1
-            if source == source_alias:
-                return hops
-            visited.add(source)
-            upstream = self.policy.upstream_topic(current)
-            if upstream is None:
-                return -1
-            current = upstream
+    def remote_topics(self, source_alias: str | None = None) -> set[str]:
+        """Remote topics on this cluster; with `source_alias`, only those replicated directly from it."""
+        return {t for t in self.list_topics() if self.is_remote_topic(t)
+                and (source_alias is None or self.policy.topic_source(t) == source_alias)}
 
     def replication_hops(self, source_alias: str) -> int:
-        """Fewest hops from `source_alias` to this cluster (1 = direct), -1 when unknown."""
-        counts = [h for h in (self._hops(t, source_alias) for t in self.heartbeat_topics()) if h > 0]
+        """Fewest hops from `source_alias` to this cluster (1 = direct), -1 when unreachable."""
+        counts = [h for h in (count_hops(self.policy, t, source_alias) for t in self.heartbeat_topics()) if h > 0]
         return min(counts) if counts else -1

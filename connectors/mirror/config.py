@@ -12,22 +12,48 @@ from connectors.mirror.filters import (
     DEFAULT_GROUPS_EXCLUDE,
     DEFAULT_TOPICS,
     DEFAULT_TOPICS_EXCLUDE,
+    ConfigPropertyFilter,
+    GroupFilter,
+    TopicFilter,
+    config_property_filter,
+    config_property_filter_class,
+    group_filter,
+    group_filter_class,
+    topic_filter,
+    topic_filter_class,
 )
-from connectors.mirror.policy import ReplicationPolicy, load_policy
+from connectors.mirror.policy import ReplicationPolicy, load_policy, policy_class
 from pyconnect.api.config import ConfigDef, ConfigKey, ConfigType, Importance, at_least, one_of, regex_list
 from pyconnect.kafka.config import to_librdkafka
 
 S, INT, B, LST, L = ConfigType.STRING, ConfigType.INT, ConfigType.BOOLEAN, ConfigType.LIST, ConfigType.LONG
 H, M, LOW = Importance.HIGH, Importance.MEDIUM, Importance.LOW
 DEFAULT_POLICY = "org.apache.kafka.connect.mirror.DefaultReplicationPolicy"
+FORWARDING_ADMIN = "org.apache.kafka.clients.admin.ForwardingAdmin"
+NO_EXACTLY_ONCE = "This worker does not have exactly-once source support enabled (not implemented yet)."
 
 
-def _policy_class(_name: str, value: Any) -> str | None:
-    try:
-        load_policy(str(value), {})
-    except ValueError as exc:
-        return str(exc)
-    return None
+def _forwarding_admin_class(_name: str, value: Any) -> str | None:
+    if str(value).strip() in (FORWARDING_ADMIN, "ForwardingAdmin"):
+        return None
+    return f"Custom forwarding admin classes are not supported yet; use {FORWARDING_ADMIN}"
+
+
+def _exactly_once_support(_name: str, value: Any) -> str | None:
+    level = str(value).strip().lower()
+    if level == "required":  # Connect's error when the worker has no exactly-once source support
+        return NO_EXACTLY_ONCE
+    return None if level == "requested" else "String must be one of (case insensitive): requested, required"
+
+
+def _transaction_boundary(_name: str, value: Any) -> str | None:
+    boundary = str(value).strip().lower()
+    if boundary == "connector":  # the MM2 connectors cannot define transactions (as in Kafka)
+        return ("The connector does not support connector-defined transaction boundaries with the given "
+                "configuration. Please reconfigure it to use a different transaction boundary definition.")
+    if boundary in ("poll", "interval"):
+        return None
+    return "String must be one of (case insensitive): poll, interval, connector"
 
 
 COMMON = ConfigDef([
@@ -36,18 +62,27 @@ COMMON = ConfigDef([
     ConfigKey("target.cluster.alias", S, "target", H, "Alias of the target cluster."),
     ConfigKey("tasks.max", INT, 1, H, "Maximum number of tasks.", validator=at_least(1)),
     ConfigKey("admin.timeout.ms", L, 60000, LOW, validator=at_least(1)),
-    ConfigKey("replication.policy.class", ConfigType.CLASS, DEFAULT_POLICY, LOW, validator=_policy_class),
+    ConfigKey("replication.policy.class", ConfigType.CLASS, DEFAULT_POLICY, LOW, validator=policy_class),
     ConfigKey("replication.policy.separator", S, ".", LOW),
     ConfigKey("replication.policy.internal.topic.separator.enabled", B, True, LOW),
-    ConfigKey("forwarding.admin.class", ConfigType.CLASS, "org.apache.kafka.clients.admin.ForwardingAdmin", LOW),
+    ConfigKey("forwarding.admin.class", ConfigType.CLASS, FORWARDING_ADMIN, LOW,
+              "Only the default: custom forwarding admins are not implemented yet.", validator=_forwarding_admin_class),
     ConfigKey("metric.reporters", LST, [], LOW),
+    # Connect's source-connector keys (KIP-618); exactly-once source support is not implemented yet.
+    ConfigKey("exactly.once.support", S, "requested", LOW, "Only 'requested': exactly-once source support is "
+              "not implemented yet.", validator=_exactly_once_support),
+    ConfigKey("transaction.boundary", S, "poll", LOW, "Only used with exactly-once source support, which is not "
+              "implemented yet.", validator=_transaction_boundary),
 ])
 
 TOPIC_SELECTION = ConfigDef([
     ConfigKey("topics", LST, DEFAULT_TOPICS, H, "Topics to replicate (regexes, whole-name match).",
               validator=regex_list),
     ConfigKey("topics.exclude", LST, DEFAULT_TOPICS_EXCLUDE, H, "Topics not to replicate.", validator=regex_list),
-    ConfigKey("topic.filter.class", ConfigType.CLASS, "org.apache.kafka.connect.mirror.DefaultTopicFilter", LOW),
+    ConfigKey("topics.blacklist", LST, None, LOW, "Deprecated alias of topics.exclude (Kafka 3.x).",
+              validator=regex_list),
+    ConfigKey("topic.filter.class", ConfigType.CLASS, "org.apache.kafka.connect.mirror.DefaultTopicFilter", LOW,
+              validator=topic_filter_class),
     ConfigKey("offset-syncs.topic.location", S, "source", LOW, validator=one_of("source", "target")),
     ConfigKey("consumer.poll.timeout.ms", L, 1000, LOW, validator=at_least(1)),
     ConfigKey("emit.offset-syncs.enabled", B, True, LOW),
@@ -55,8 +90,11 @@ TOPIC_SELECTION = ConfigDef([
 
 SOURCE = COMMON.merge(TOPIC_SELECTION).merge(ConfigDef([
     ConfigKey("config.properties.exclude", LST, DEFAULT_CONFIG_PROPERTIES_EXCLUDE, LOW, validator=regex_list),
+    ConfigKey("config.properties.blacklist", LST, None, LOW,
+              "Deprecated alias of config.properties.exclude (Kafka 3.x).", validator=regex_list),
     ConfigKey("config.property.filter.class", ConfigType.CLASS,
-              "org.apache.kafka.connect.mirror.DefaultConfigPropertyFilter", LOW),
+              "org.apache.kafka.connect.mirror.DefaultConfigPropertyFilter", LOW,
+              validator=config_property_filter_class),
     ConfigKey("use.defaults.from", S, "target", LOW, validator=one_of("source", "target")),
     ConfigKey("refresh.topics.enabled", B, True, LOW),
     ConfigKey("refresh.topics.interval.seconds", L, 600, LOW, validator=at_least(0)),
@@ -91,7 +129,10 @@ SOURCE = SOURCE.merge(BACKFILL)
 CHECKPOINT = COMMON.merge(TOPIC_SELECTION).merge(ConfigDef([
     ConfigKey("groups", LST, DEFAULT_GROUPS, H, validator=regex_list),
     ConfigKey("groups.exclude", LST, DEFAULT_GROUPS_EXCLUDE, H, validator=regex_list),
-    ConfigKey("group.filter.class", ConfigType.CLASS, "org.apache.kafka.connect.mirror.DefaultGroupFilter", LOW),
+    ConfigKey("groups.blacklist", LST, None, LOW, "Deprecated alias of groups.exclude (Kafka 3.x).",
+              validator=regex_list),
+    ConfigKey("group.filter.class", ConfigType.CLASS, "org.apache.kafka.connect.mirror.DefaultGroupFilter", LOW,
+              validator=group_filter_class),
     ConfigKey("refresh.groups.enabled", B, True, LOW),
     ConfigKey("refresh.groups.interval.seconds", L, 600, LOW, validator=at_least(0)),
     ConfigKey("emit.checkpoints.enabled", B, True, LOW),
@@ -108,11 +149,19 @@ HEARTBEAT = COMMON.merge(ConfigDef([
 ]))
 
 
+# Kafka 3.x's deprecated names: used when the current key is absent (ConfigUtils.translateDeprecatedConfigs).
+DEPRECATED_ALIASES = {"topics.exclude": "topics.blacklist", "groups.exclude": "groups.blacklist",
+                      "config.properties.exclude": "config.properties.blacklist"}
+
+
 class MirrorConfig:
     """Parsed connector config + derived clients' settings for one source->target flow."""
 
     def __init__(self, definition: ConfigDef, raw: Mapping[str, str]) -> None:
         self.raw = dict(raw)
+        for key, alias in DEPRECATED_ALIASES.items():
+            if key not in self.raw and alias in self.raw:
+                self.raw[key] = self.raw[alias]
         self.values = definition.parse(self.raw)
         self.source = str(self.values["source.cluster.alias"])
         self.target = str(self.values["target.cluster.alias"])
@@ -121,7 +170,20 @@ class MirrorConfig:
         return self.values[key]
 
     def policy(self) -> ReplicationPolicy:
+        """The `replication.policy.class` instance, configured with the connector's config."""
         return load_policy(str(self.values["replication.policy.class"]), self.raw)
+
+    def topic_filter(self) -> TopicFilter:
+        """The `topic.filter.class` instance (source and checkpoint connectors)."""
+        return topic_filter(str(self.values["topic.filter.class"]), self.raw)
+
+    def group_filter(self) -> GroupFilter:
+        """The `group.filter.class` instance (checkpoint connector)."""
+        return group_filter(str(self.values["group.filter.class"]), self.raw)
+
+    def config_property_filter(self) -> ConfigPropertyFilter:
+        """The `config.property.filter.class` instance (source connector)."""
+        return config_property_filter(str(self.values["config.property.filter.class"]), self.raw)
 
     def client(self, side: str, role: str) -> dict[str, str]:
         """librdkafka settings for `side` in {source,target} and `role` in {consumer,producer,admin}

@@ -2,18 +2,24 @@
 
 Kafka protocol types: INT16/32/64 big-endian, STRING = INT16 length + UTF-8 bytes.
 Heartbeats and checkpoints carry a leading INT16 version (0) in the value; offset syncs do not.
+
+Our offset syncs may carry one record header, `CONTIGUOUS_SINCE` (two INT64: upstream, downstream of
+an earlier sync). Key and value stay Java's bytes, and Java's readers ignore headers, so a Java
+checkpoint task reads our syncs as its own (see offset_sync_store for what the header promises).
 """
 
 from __future__ import annotations
 
 import struct
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 _I16 = struct.Struct(">h")
 _I32 = struct.Struct(">i")
 _I64 = struct.Struct(">q")
 _I64x2 = struct.Struct(">qq")
 VERSION = 0
+CONTIGUOUS_SINCE = "replikafka.contiguous-since"
+Headers = list[tuple[str, bytes | None]]
 
 
 def _string(text: str) -> bytes:
@@ -53,12 +59,19 @@ class _Reader:
 
 @dataclass(frozen=True, slots=True)
 class OffsetSync:
-    """upstream offset U in source topic-partition maps to downstream offset D."""
+    """upstream offset U in source topic-partition maps to downstream offset D.
+
+    `since` is the (upstream, downstream) of the previous sync of the same writer for this partition
+    when that writer copied every record in between one by one, both offsets advancing together, and
+    synced every gap (see offset_sync_store). It is provenance, not part of the mapping: it travels in
+    a header and takes no part in equality.
+    """
 
     topic: str
     partition: int
     upstream_offset: int
     downstream_offset: int
+    since: tuple[int, int] | None = field(default=None, compare=False)
 
     def key(self) -> bytes:
         return _string(self.topic) + _I32.pack(self.partition)
@@ -66,12 +79,23 @@ class OffsetSync:
     def value(self) -> bytes:
         return _I64x2.pack(self.upstream_offset, self.downstream_offset)
 
+    def headers(self) -> Headers | None:
+        return None if self.since is None else [(CONTIGUOUS_SINCE, _I64x2.pack(*self.since))]
+
     @classmethod
-    def decode(cls, key: bytes, value: bytes) -> OffsetSync:
+    def decode(cls, key: bytes, value: bytes, headers: Headers | None = None) -> OffsetSync:
         k = _Reader(key)
         topic, partition = k.string(), k.i32()
         upstream, downstream = _I64x2.unpack_from(value, 0)
-        return cls(topic, partition, int(upstream), int(downstream))
+        return cls(topic, partition, int(upstream), int(downstream), _since(headers))
+
+
+def _since(headers: Headers | None) -> tuple[int, int] | None:
+    for name, raw in headers or ():
+        if name == CONTIGUOUS_SINCE and raw is not None and len(raw) == _I64x2.size:
+            up, down = _I64x2.unpack(raw)
+            return int(up), int(down)
+    return None
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,8 +12,8 @@ from __future__ import annotations
 import logging
 from collections.abc import Mapping
 
-from connectors.mirror.maker_config import CONNECTORS, Flow, MirrorMakerConfig, redacted
-from pyconnect.config.properties import Properties
+from connectors.mirror.maker_config import CONNECTORS, WORKER_PREFIXES, Flow, MirrorMakerConfig, redacted
+from pyconnect.config.properties import Entry, Properties
 from pyconnect.config.worker import WorkerConfig
 from pyconnect.runtime.worker import Worker
 from rest.app import create_app
@@ -70,11 +70,26 @@ class MirrorMaker:
             worker.stop()
 
 
+def worker_source(config: MirrorMakerConfig, flow: Flow, values: Mapping[str, str]) -> Properties:
+    """Where each worker setting of `flow` comes from in the file (`<target>.<key>` or `<key>`), so that
+    worker config errors name the file's line."""
+    entries = {}
+    for key, value in values.items():
+        # Top-level worker settings win over the target's (MirrorMakerConfig.workerConfig): name their line.
+        top_first = key.startswith(WORKER_PREFIXES)
+        for candidate in ((key, f"{flow.target}.{key}") if top_first else (f"{flow.target}.{key}", key)):
+            line = config.props.line_of(candidate)
+            if line is not None:
+                entries[key] = Entry(value, line)
+                break
+    return Properties(config.path, entries)
+
+
 def build_workers(config: MirrorMakerConfig, listener: str) -> dict[Flow, Worker]:
     """Create (not start) one worker per flow; `listener` is the REST address they advertise."""
     workers = {}
     for flow in config.flows:
         values = {**config.worker_config(flow), "listeners": listener}
-        source = Properties(f"{config.path} ({flow})", {})
+        source = worker_source(config, flow, values)
         workers[flow] = Worker(WorkerConfig(values, source), leader_duty=FlowHerder(config, flow))
     return workers

@@ -1,9 +1,19 @@
 """MirrorMaker 2 dedicated-mode configuration (`mm2.properties`, compat-spec §C.1).
 
 From one properties file this derives, for every ordered cluster pair S->T that runs a herder, the
-worker config (on T, group `S-mm2`, topics `mm2-*.S.internal`) and the three connector configs,
-with MM2's layering and defaults. Problems are reported as `file:line: key: reason`; secret values
-never appear in messages.
+worker config (on T, group `S-mm2`, topics `mm2-*.S.internal`) and the three connector configs, as
+Kafka's MirrorMakerConfig does (clusterPairs, clusterProps, workerConfig, connectorBaseConfig):
+- top-level bootstrap.servers, security.protocol and client SSL/SASL settings apply to every cluster
+  (as the cluster's own and as its producer/consumer/admin settings), below `<alias>.` values;
+- top-level worker settings (offset.storage*, config.storage*, status.storage*, *.converter*, task*,
+  worker*, replication.policy*) override `<alias>.` values in every worker config;
+- top-level keys whose names are connector settings (every name in the MM2 connectors' ConfigDefs,
+  Connect's connector settings such as transforms, errors.* and the converters, and the client
+  security settings) go to every connector config, below `<source>-><target>.` values; other top-level
+  keys (e.g. `transforms.x.type`, `linger.ms`) are not used, as in Kafka, and a warning says so.
+Where Java's reading of a value differs from the obvious one (a flag with trailing whitespace, an
+empty list item) the file is read as Java reads it, with a warning naming file and line. Problems
+are reported as `file:line: key: reason`; secret values never appear in messages.
 """
 
 from __future__ import annotations
@@ -14,9 +24,10 @@ from pathlib import Path
 
 from connectors.mirror.config import CHECKPOINT, HEARTBEAT, SOURCE
 from connectors.mirror.filters import compile_list
+from pyconnect.api.config import ConfigType
 from pyconnect.config.properties import ConfigFileError, Properties, load_properties, split_list
-from pyconnect.config.providers import ProviderError, resolve
-from pyconnect.kafka.config import is_client_key
+from pyconnect.config.providers import ProviderError, has_placeholder, providers_for, resolve
+from pyconnect.kafka.config import MIRROR_CLIENT_KEYS, invalid_security_protocol, is_mirror_client_key
 
 log = logging.getLogger(__name__)
 
@@ -25,16 +36,33 @@ CONNECTORS = {
     "MirrorCheckpointConnector": "org.apache.kafka.connect.mirror.MirrorCheckpointConnector",
     "MirrorHeartbeatConnector": "org.apache.kafka.connect.mirror.MirrorHeartbeatConnector",
 }
-CONNECTOR_KEYS = set(SOURCE.keys) | set(CHECKPOINT.keys) | set(HEARTBEAT.keys) | {"tasks.max"}
+# ConnectorConfig.configDef()'s names (Kafka 3.9), part of every MM2 connector's ConfigDef.
+CONNECT_CONNECTOR_KEYS = {
+    "name", "connector.class", "tasks.max", "tasks.max.enforce", "key.converter", "value.converter",
+    "header.converter", "config.action.reload", "transforms", "predicates", "errors.retry.timeout",
+    "errors.retry.delay.max.ms", "errors.tolerance", "errors.log.enable", "errors.log.include.messages",
+}
+_DEFS = (SOURCE, CHECKPOINT, HEARTBEAT)
+# MirrorMakerConfig.allConfigNames(): MirrorConnectorConfig's base also defines the client security
+# settings (not bootstrap.servers).
+# SourceConnectorConfig's keys are not in those ConfigDefs in Kafka, so not passed on from the top level.
+CONNECTOR_KEYS = (({name for d in _DEFS for name in d.keys} - {"exactly.once.support", "transaction.boundary"})
+                  | CONNECT_CONNECTOR_KEYS | (MIRROR_CLIENT_KEYS - {"bootstrap.servers"}))
+LIST_KEYS = ({name for d in _DEFS for name, k in d.keys.items() if k.type is ConfigType.LIST}
+             | {"transforms", "predicates", "config.providers", "clusters"})
 WORKER_PREFIXES = ("offset.storage", "config.storage", "status.storage", "key.converter", "value.converter",
                    "header.converter", "task", "worker", "replication.policy")
-TOP_LEVEL = {"clusters", "dedicated.mode.enable.internal.rest", "config.providers"}
+TOP_LEVEL = {"clusters", "dedicated.mode.enable.internal.rest", "config.providers", "listeners"}
 BYTE_ARRAY = "org.apache.kafka.connect.converters.ByteArrayConverter"
+_CLIENT_PREFIXES = ("consumer", "producer", "admin")  # Java's regex `^consumer.*|^producer.*|^admin.*`
+_FLOW_FLAGS = ("enabled", "emit.heartbeats.enabled")  # read with Boolean.parseBoolean by clusterPairs
 _SECRET = ("password", "secret", "jaas", "token")
 
 
 @dataclass(frozen=True)
 class Flow:
+    """One ordered cluster pair: a herder on `target` that replicates from `source`."""
+
     source: str
     target: str
 
@@ -42,14 +70,14 @@ class Flow:
         return f"{self.source}->{self.target}"
 
 
-def _resolve(value: str, path: str, key: str, line: int | None) -> str:
-    try:
-        return resolve(value)
-    except ProviderError as exc:
-        raise ConfigFileError(path, line, key, str(exc)) from None
+def java_boolean(value: str | None) -> bool:
+    """`Boolean.parseBoolean`: true only for "true" in any case, with no whitespace around it."""
+    return value is not None and value.lower() == "true"
 
 
 class MirrorMakerConfig:
+    """An mm2.properties file as Kafka's MirrorMakerConfig reads it (see the module docstring)."""
+
     def __init__(self, props: Properties, target_filter: list[str] | None = None, resolve_providers: bool = True
                  ) -> None:
         self.props = props
@@ -59,14 +87,16 @@ class MirrorMakerConfig:
             raise ConfigFileError(self.path, None, "clusters", "required: the list of cluster aliases")
         self.clusters = split_list(raw["clusters"])
         if not self.clusters:
-            raise ConfigFileError(self.path, props.line_of("clusters"), "clusters", "no cluster aliases given")
-        # Worker (client) settings are resolved here; connector configs keep their placeholders, which
-        # the worker resolves when it starts them (secrets stay out of the config topic and REST).
+            raise props.error("clusters", "no cluster aliases given")
+        if "" in self.clusters:
+            raise props.error("clusters", "empty cluster alias: Java's LIST type keeps it as a cluster named '' "
+                                          "(remove the extra comma)")
+        # Connector configs keep their placeholders (the worker resolves them when it starts them, so
+        # secrets stay out of the config topic and REST); worker and client settings are resolved here.
         self.raw_values = dict(raw)
         # resolve_providers=False checks a file for another machine (e.g. a rendered Helm ConfigMap whose
         # ${directory:...} secrets exist only in the pod).
-        self.values = ({k: _resolve(v, self.path, k, props.line_of(k)) for k, v in raw.items()}
-                       if resolve_providers else dict(raw))
+        self.values = self._resolved(raw) if resolve_providers else dict(raw)
         self._validate()
         wanted = set(target_filter or self.clusters)
         unknown = wanted - set(self.clusters)
@@ -74,83 +104,130 @@ class MirrorMakerConfig:
             raise ConfigFileError(self.path, None, "--clusters", f"unknown cluster alias(es) {sorted(unknown)}")
         self.flows = [f for f in self._pairs() if f.target in wanted]
 
-    # validation ------------------------------------------------------------------------------
+    def _resolved(self, raw: dict[str, str]) -> dict[str, str]:
+        """Values with `${provider:path:key}` placeholders resolved by the file's config.providers."""
+        try:
+            providers = providers_for(raw)
+        except ProviderError as exc:
+            key = str(getattr(exc, "key", "config.providers"))
+            raise self.props.error(key, str(getattr(exc, "reason", exc))) from None
+        out = dict(raw)
+        for key, value in raw.items():
+            if has_placeholder(value):
+                try:
+                    out[key] = resolve(value, providers)
+                except ProviderError as exc:
+                    raise self.props.error(key, str(exc)) from None
+        return out
 
-    def _error(self, key: str, reason: str) -> ConfigFileError:
-        return ConfigFileError(self.path, self.props.line_of(key), key, reason)
+    # validation ------------------------------------------------------------------------------
 
     def _validate(self) -> None:
         aliases = set(self.clusters)
         for alias in self.clusters:
-            if f"{alias}.bootstrap.servers" not in self.values:
+            if f"{alias}.bootstrap.servers" not in self.values and "bootstrap.servers" not in self.values:
                 raise ConfigFileError(self.path, self.props.line_of("clusters"), f"{alias}.bootstrap.servers",
                                       f"cluster {alias!r} is listed in clusters but has no bootstrap.servers")
         for key, value in self.values.items():
-            if "->" in key.split(".", 1)[0]:
-                source, _, rest = key.partition("->")
-                target = rest.split(".", 1)[0]
-                for alias in (source, target):
-                    if alias not in aliases:
-                        raise self._error(key, f"unknown cluster alias {alias!r} (clusters = "
-                                               f"{', '.join(self.clusters)})")
-                setting = rest[len(target) + 1:]
-            elif key.split(".", 1)[0] in aliases:
-                setting = key.split(".", 1)[1] if "." in key else ""
-            else:
-                setting = key
-                known = (key in TOP_LEVEL or key in CONNECTOR_KEYS or is_client_key(key)
-                         or key.startswith(WORKER_PREFIXES + ("config.providers.", "producer.", "consumer.", "admin.")))
-                if not known:
-                    log.warning("%s:%s: unknown key %r is ignored", self.path, self.props.line_of(key), key)
+            setting = self._setting(key, aliases)
             if setting in ("topics", "topics.exclude", "groups", "groups.exclude"):
                 self._check_regex(key, value)
+            if key == "security.protocol":  # MirrorMakerConfig's own ConfigDef checks only the top level
+                error = invalid_security_protocol(value)
+                if error:
+                    raise self.props.error(key, error)
+            if setting in LIST_KEYS and "" in split_list(value):
+                log.warning("%s: %s: the list %r has an empty item, which Java's LIST type keeps (as a pattern it "
+                            "matches the empty name); remove the extra comma", self.props.where(key), key, value)
+        self._warn_flow_flags()
+
+    def _setting(self, key: str, aliases: set[str]) -> str:
+        """The setting a key names once its `<alias>.` or `<source>-><target>.` scope is removed."""
+        head = key.split(".", 1)[0]
+        if "->" in head:
+            source, _, rest = key.partition("->")
+            target = rest.split(".", 1)[0]
+            for alias in (source, target):
+                if alias not in aliases:
+                    raise self.props.error(key, f"unknown cluster alias {alias!r} (clusters = "
+                                                f"{', '.join(self.clusters)})")
+            return rest[len(target) + 1:]
+        if head in aliases:
+            return key.split(".", 1)[1] if "." in key else ""
+        if not self._used_at_top_level(key):
+            log.warning("%s: top-level key %r is not used: Kafka's MirrorMakerConfig passes on top-level connector "
+                        "settings, worker settings (offset.storage*, config.storage*, status.storage*, converters, "
+                        "task*, worker*, replication.policy*) and client bootstrap/security/SSL/SASL settings "
+                        "only; set it per cluster (<alias>.%s) or per flow (<source>-><target>.%s)",
+                        self.props.where(key), key, key, key)
+        return key
+
+    @staticmethod
+    def _used_at_top_level(key: str) -> bool:
+        return (key in TOP_LEVEL or key in CONNECTOR_KEYS or is_mirror_client_key(key)
+                or key.startswith(WORKER_PREFIXES + ("config.providers.",)))
+
+    def _warn_flow_flags(self) -> None:
+        """Flags clusterPairs reads with Boolean.parseBoolean, which does not trim: `true ` is false."""
+        keys = ["emit.heartbeats.enabled"] + [f"{Flow(s, t)}.{flag}" for s in self.clusters for t in self.clusters
+                                              if s != t for flag in _FLOW_FLAGS]
+        for key in keys:
+            value = self.values.get(key)
+            if value is not None and not java_boolean(value) and value.strip().lower() == "true":
+                log.warning("%s: %s = %r is false to Java's MirrorMakerConfig when it picks the flows that get a "
+                            "herder (Boolean.parseBoolean does not trim whitespace), and so it is here; remove the "
+                            "whitespace to mean true", self.props.where(key), key, value)
 
     def _check_regex(self, key: str, value: str) -> None:
         stripped = value.strip()
         if len(stripped) >= 2 and stripped[0] == stripped[-1] and stripped[0] in "\"'":
-            log.warning("%s:%s: %s: the value is wrapped in quotes, which are kept literally (Java properties "
-                        "have no quoting): only names starting and ending with %s match", self.path,
-                        self.props.line_of(key), key, stripped[0])
+            log.warning("%s: %s: the value is wrapped in quotes, which are kept literally (Java properties "
+                        "have no quoting): only names starting and ending with %s match", self.props.where(key),
+                        key, stripped[0])
         try:
             compile_list(split_list(value))
         except ValueError as exc:
-            raise self._error(key, str(exc)) from None
+            raise self.props.error(key, str(exc)) from None
 
     # derivation ------------------------------------------------------------------------------
 
-    def _flow_value(self, flow: Flow, key: str) -> str | None:
-        return self.values.get(f"{flow}.{key}", self.values.get(key))
-
     def _pairs(self) -> list[Flow]:
-        """A herder per ordered pair that is enabled or emits heartbeats (default: every pair)."""
+        """MirrorMakerConfig.clusterPairs: a herder per ordered pair that is enabled or emits heartbeats."""
+        heartbeats = java_boolean(self.values["emit.heartbeats.enabled"]) \
+            if "emit.heartbeats.enabled" in self.values else True
         out = []
         for s in self.clusters:
             for t in self.clusters:
                 if s == t:
                     continue
                 flow = Flow(s, t)
-                enabled = (self.values.get(f"{flow}.enabled") or "false").strip().lower() == "true"
-                heartbeats = (self._flow_value(flow, "emit.heartbeats.enabled") or "true").strip().lower() == "true"
-                if enabled or heartbeats:
+                flow_heartbeats = java_boolean(self.values[f"{flow}.emit.heartbeats.enabled"]) \
+                    if f"{flow}.emit.heartbeats.enabled" in self.values else heartbeats
+                if java_boolean(self.values.get(f"{flow}.enabled")) or flow_heartbeats:
                     out.append(flow)
         return out
 
     def cluster_props(self, alias: str, raw: bool = False) -> dict[str, str]:
-        prefix = alias + "."
+        """MirrorMakerConfig.clusterProps: `<alias>.*` (prefix stripped); its client settings copied to
+        producer./consumer./admin. when absent there; then the top-level client settings, each where absent."""
         source = self.raw_values if raw else self.values
-        return {k[len(prefix):]: v for k, v in source.items() if k.startswith(prefix)}
+        prefix = alias + "."
+        props = {k[len(prefix):]: v for k, v in source.items() if k.startswith(prefix)}
+        own = [(k, v) for k, v in props.items() if is_mirror_client_key(k)]
+        top = [(k, v) for k, v in source.items() if is_mirror_client_key(k)]
+        for key, value in own + top:
+            for client in _CLIENT_PREFIXES:
+                props.setdefault(f"{client}.{key}", value)
+        for key, value in top:
+            props.setdefault(key, value)
+        return props
 
     def worker_config(self, flow: Flow) -> dict[str, str]:
         """Worker settings of the herder for `flow` (it runs against the target cluster)."""
-        config = dict(self.cluster_props(flow.target))
-        for client in ("producer", "consumer", "admin"):
-            for scope in (self.cluster_props(flow.target), self.values):  # the target's own, then global
-                for key, value in scope.items():
-                    if key == "bootstrap.servers" or key.startswith(("security.", "sasl.", "ssl.")):
-                        config.setdefault(f"{client}.{key}", value)
-        for key, value in self.values.items():
-            if key.startswith(WORKER_PREFIXES):
-                config.setdefault(key, value)
+        config = self.cluster_props(flow.target)
+        # Top-level worker settings win over the target's own (MirrorMakerConfig.workerConfig's putAll).
+        config.update({k: v for k, v in self.values.items() if k.startswith(WORKER_PREFIXES)})
+        config.update({k: v for k, v in self.raw_values.items() if k.startswith("config.providers")})
         s = flow.source
         defaults = {"client.id": str(flow), "group.id": f"{s}-mm2", "offset.storage.topic": f"mm2-offsets.{s}.internal",
                     "status.storage.topic": f"mm2-status.{s}.internal",
@@ -166,10 +243,7 @@ class MirrorMakerConfig:
                   if k in CONNECTOR_KEYS or k.startswith(("config.providers", "replication.policy"))}
         for side, alias in (("source", flow.source), ("target", flow.target)):
             for key, value in self.cluster_props(alias, raw=True).items():
-                if key.startswith(("producer.", "consumer.", "admin.")):
-                    config[f"{side}.{key}"] = value
-                elif "->" not in key:
-                    config[f"{side}.cluster.{key}"] = value
+                config[f"{side}.{key}" if key.startswith(_CLIENT_PREFIXES) else f"{side}.cluster.{key}"] = value
         config.setdefault("name", connector)
         config.setdefault("connector.class", CONNECTORS[connector])
         config.setdefault("source.cluster.alias", flow.source)
@@ -179,10 +253,17 @@ class MirrorMakerConfig:
         config.setdefault("enabled", "false")
         return config
 
+    def client_config(self, alias: str) -> dict[str, str]:
+        """MirrorMakerConfig.clientConfig's properties (for a MirrorClientConfig): every top-level value
+        overlaid with the cluster's properties, resolved."""
+        return {**self.values, **self.cluster_props(alias)}
+
 
 def redacted(config: dict[str, str]) -> dict[str, str]:
+    """A copy safe to log: values of secret-looking keys hidden."""
     return {k: "[hidden]" if any(s in k.lower() for s in _SECRET) else v for k, v in config.items()}
 
 
 def load(path: str | Path, clusters: list[str] | None = None) -> MirrorMakerConfig:
+    """Read an mm2.properties file (ConfigFileError names file, line and key)."""
     return MirrorMakerConfig(load_properties(path), clusters)

@@ -1,65 +1,107 @@
-"""An index of offset syncs that translates upstream offsets exactly.
+"""Offset syncs of one offset-syncs topic, indexed to translate consumer positions downstream.
 
-The source task emits a sync at every upstream gap and downstream discontinuity (see
-offset_sync_writer), so between two consecutive syncs S_i = (U_i -> D_i) and S_i+1 both offsets
-advance together: any upstream offset u with U_i <= u < U_i+1 was replicated at D_i + (u - U_i).
-For an offset past the newest sync we only know what that sync says, so the answer there is
-conservative (at most one record before the true position, like MM2): never a skipped record.
+A consumer position g on a source partition (the next record the group would read) translates to
+the downstream offset from which a consumer of the remote partition sees every record at or after
+g. Translation may start early (re-reads) but never late (skips). Per partition, the store keeps
+syncs S_0..S_n, S_i = (U_i -> D_i), with these invariants:
 
-When the upstream offsets rewind (a task restarted from its committed offset and re-sent records),
-the newer run's syncs replace the older run's from that offset on. The index keeps up to
-`max_per_partition` syncs per partition (oldest dropped): bounded, and far more precise than MM2's
-64 exponentially spaced samples.
+A. U_0 < U_1 < ... < U_n, and each S_i is a sync read from the topic: the writer of S_i copied
+   upstream record U_i to D_i (or later, where another producer interleaved unseen: a lower bound).
+B. reach[i] is set when a later sync named S_i as the one it continues (`OffsetSync.since`, a header
+   only our writer sets, see offset_sync_writer): reach[i] is that sync's downstream offset R. One
+   writer then copied the records after U_i one by one, upstream U_i + k to D_i + k (or later), up
+   to a gap just before the record it copied to R. So for a position g past U_i, the first record
+   at or after g is at least at min(D_i + (g - U_i), R): equality when nothing else writes the remote
+   partition. reach[i] outlives the sync at R being removed by C: it still describes the records the
+   older run copied. Syncs without the header (Java MM2's writer merges syncs it could not send;
+   compaction removes syncs) never set it.
+C. The newest run wins: a sync whose upstream offset is at or below the newest stored one was
+   written by a restarted writer re-copying from there. It removes the stored syncs at or above its
+   offset; the older ones stay true of the records they describe. (A zombie writer that keeps copying
+   after its successor started breaks this; exactly-once fencing is what rules it out.)
+D. Nothing translates before `start()` (the first read of the topic to its end), as in Kafka's
+   OffsetSyncStore. Then, with S_i the newest sync at or below g:
+   - no sync for the partition: None; every sync above g: -1 (too old to translate, as Java);
+   - g == U_i: D_i, exact;
+   - reach[i] set: min(D_i + (g - U_i), reach[i]), exact by B (this is where MM2 rounds down);
+   - otherwise Java's conservative D_i + 1 (later records land after D_i);
+   - either way capped at D_i+1 when there is a next sync: it holds a record at or after g.
+   So translation never passes the true position, and is exact after a linked sync.
+E. At most `max_per_partition` syncs per partition; the oldest go first.
 """
 
 from __future__ import annotations
 
 import bisect
 import threading
+from dataclasses import dataclass, field
 
 from connectors.mirror.formats import OffsetSync
+
+
+@dataclass(slots=True)
+class _Syncs:
+    ups: list[int] = field(default_factory=list)
+    downs: list[int] = field(default_factory=list)
+    reach: list[int | None] = field(default_factory=list)  # invariant B
+
+    def cut(self, at: int) -> None:
+        del self.ups[at:], self.downs[at:], self.reach[at:]
+
+    def drop_oldest(self, count: int) -> None:
+        del self.ups[:count], self.downs[:count], self.reach[:count]
 
 
 class OffsetSyncStore:
     def __init__(self, max_per_partition: int = 100_000) -> None:
         self._max = max_per_partition
         self._lock = threading.Lock()
-        self._up: dict[tuple[str, int], list[int]] = {}
-        self._down: dict[tuple[str, int], list[int]] = {}
+        self._syncs: dict[tuple[str, int], _Syncs] = {}
+        self._started = False
+
+    def start(self) -> None:
+        """The topic has been read to its end once: translation may begin (invariant D)."""
+        self._started = True
 
     def add(self, sync: OffsetSync) -> None:
         key = (sync.topic, sync.partition)
         with self._lock:
-            ups = self._up.setdefault(key, [])
-            downs = self._down.setdefault(key, [])
-            if ups and sync.upstream_offset <= ups[-1]:
-                cut = bisect.bisect_left(ups, sync.upstream_offset)  # a newer run supersedes from here on
-                del ups[cut:], downs[cut:]
-            ups.append(sync.upstream_offset)
-            downs.append(sync.downstream_offset)
-            if len(ups) > self._max:
-                del ups[: len(ups) - self._max], downs[: len(downs) - self._max]
+            s = self._syncs.get(key)
+            if s is None:
+                s = self._syncs[key] = _Syncs()
+            if s.ups and sync.upstream_offset <= s.ups[-1]:
+                s.cut(bisect.bisect_left(s.ups, sync.upstream_offset))  # invariant C
+            if s.ups and sync.since == (s.ups[-1], s.downs[-1]):
+                s.reach[-1] = sync.downstream_offset
+            s.ups.append(sync.upstream_offset)
+            s.downs.append(sync.downstream_offset)
+            s.reach.append(None)
+            if len(s.ups) > self._max:
+                s.drop_oldest(len(s.ups) - self._max)
 
     def translate(self, topic: str, partition: int, upstream: int) -> int | None:
-        """Downstream offset for a consumer position `upstream` (the next record to read), or None when
-        no sync covers it (nothing is emitted then)."""
-        key = (topic, partition)
+        """Downstream offset for consumer position `upstream`: None when nothing is known (not
+        started, or no sync for the partition), -1 when every sync is newer than the position."""
+        if not self._started:
+            return None
         with self._lock:
-            ups = self._up.get(key)
-            if not ups:
+            s = self._syncs.get((topic, partition))
+            if s is None or not s.ups:
                 return None
-            i = bisect.bisect_right(ups, upstream) - 1
+            i = bisect.bisect_right(s.ups, upstream) - 1
             if i < 0:
-                return None
-            u, d = ups[i], self._down[key][i]
-            if i + 1 < len(ups) or upstream == u:
-                return d + (upstream - u)  # inside a contiguous run: exact
-            return d + 1  # past the newest sync: conservative, never skips a record
+                return -1
+            u, d, reach = s.ups[i], s.downs[i], s.reach[i]
+            if upstream == u:
+                return d
+            answer = d + 1 if reach is None else min(d + (upstream - u), reach)
+            return answer if i + 1 == len(s.ups) else min(answer, s.downs[i + 1])
 
     def partitions(self) -> list[tuple[str, int]]:
         with self._lock:
-            return list(self._up)
+            return list(self._syncs)
 
     def size(self, topic: str, partition: int) -> int:
         with self._lock:
-            return len(self._up.get((topic, partition), ()))
+            s = self._syncs.get((topic, partition))
+            return 0 if s is None else len(s.ups)

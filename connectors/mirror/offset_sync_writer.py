@@ -4,9 +4,14 @@ A sync (upstream U -> downstream D) is sent at once for the first record of a pa
 task's life, at every upstream gap (U != previous U + 1), at every downstream discontinuity
 (D != previous D + 1: duplicates after a restart, another producer, a new remote partition) and
 once `offset.lag.max` records passed since the last sync. Otherwise the newest mapping is held back
-and sent at the next offset commit, or as soon as the task is caught up (an empty poll). Between two
-consecutive syncs both offsets therefore advance together one by one, which is what lets the
-checkpoint side translate any offset exactly.
+and sent at the next offset commit, or as soon as the task is caught up (an empty poll).
+
+Every sync but a partition's first in this writer's life names the previous one it sent for that
+partition (`OffsetSync.since`): between the two, this writer copied every upstream record one by
+one and both offsets advanced together, because any break would have been synced. That promise is
+what lets the checkpoint side translate exactly between the two (offset_sync_store, invariant B).
+Where a run's per-record downstream offsets are not known (another producer interleaved with it),
+the offsets used are lower bounds, so translation may re-read but never skips.
 """
 
 from __future__ import annotations
@@ -19,17 +24,21 @@ from connectors.mirror.formats import OffsetSync
 
 log = logging.getLogger(__name__)
 
-Send = Callable[[bytes, bytes], None]
+Send = Callable[[OffsetSync], None]
 
 
 class _PartitionState:
-    __slots__ = ("last_sync_downstream", "prev_upstream", "prev_downstream", "pending")
+    __slots__ = ("last_sync", "prev_upstream", "prev_downstream", "pending")
 
     def __init__(self) -> None:
-        self.last_sync_downstream = -1
+        self.last_sync: tuple[int, int] | None = None  # (upstream, downstream) of the last sync sent
         self.prev_upstream = -1
         self.prev_downstream = -1
         self.pending = False  # prev_* is a mapping not sent yet
+
+    @property
+    def last_sync_downstream(self) -> int:
+        return -1 if self.last_sync is None else self.last_sync[1]
 
 
 class OffsetSyncWriter:
@@ -39,21 +48,23 @@ class OffsetSyncWriter:
         self._states: dict[tuple[str, int], _PartitionState] = {}
         self.sent = 0
 
+    def _state(self, topic: str, partition: int) -> _PartitionState:
+        state = self._states.get((topic, partition))
+        if state is None:
+            state = self._states[(topic, partition)] = _PartitionState()
+        return state
+
     def record(self, topic: str, partition: int, upstream: int, downstream: int) -> None:
         """Called for each acknowledged record, in produce order per partition."""
-        key = (topic, partition)
-        state = self._states.get(key)
-        if state is None:
-            state = self._states[key] = _PartitionState()
-        immediate = (state.last_sync_downstream < 0
+        state = self._state(topic, partition)
+        immediate = (state.last_sync is None
                      or upstream != state.prev_upstream + 1
                      or downstream != state.prev_downstream + 1
                      or downstream - (state.last_sync_downstream + 1) >= self._max_lag)
         state.prev_upstream, state.prev_downstream = upstream, downstream
         if immediate:
             state.pending = False
-            state.last_sync_downstream = downstream
-            self._emit(OffsetSync(topic, partition, upstream, downstream))
+            self._emit(state, topic, partition, upstream, downstream)
         else:
             state.pending = True
 
@@ -69,8 +80,7 @@ class OffsetSyncWriter:
             step = self._max_lag + 1
             due = state.last_sync_downstream + step
             while due <= last_down:
-                self._emit(OffsetSync(topic, partition, first_up + (due - first_down), due))
-                state.last_sync_downstream = due
+                self._emit(state, topic, partition, first_up + (due - first_down), due)
                 due += step
             state.prev_upstream, state.prev_downstream = last_up, last_down
             state.pending = state.last_sync_downstream != last_down
@@ -82,18 +92,18 @@ class OffsetSyncWriter:
             self.record(topic, partition, m.offset(), first_down + i)
         if last_down != first_down + n - 1:
             state = self._states[(topic, partition)]
-            state.prev_downstream = state.last_sync_downstream = last_down
+            state.prev_downstream = last_down
             state.pending = False
-            self._emit(OffsetSync(topic, partition, last_up, last_down))
+            self._emit(state, topic, partition, last_up, last_down)
 
     def flush_pending(self) -> None:
         """Send every held-back sync (called at offset commit)."""
         for (topic, partition), state in self._states.items():
             if state.pending:
                 state.pending = False
-                state.last_sync_downstream = state.prev_downstream
-                self._emit(OffsetSync(topic, partition, state.prev_upstream, state.prev_downstream))
+                self._emit(state, topic, partition, state.prev_upstream, state.prev_downstream)
 
-    def _emit(self, sync: OffsetSync) -> None:
-        self._send(sync.key(), sync.value())
+    def _emit(self, state: _PartitionState, topic: str, partition: int, upstream: int, downstream: int) -> None:
+        self._send(OffsetSync(topic, partition, upstream, downstream, state.last_sync))
+        state.last_sync = (upstream, downstream)
         self.sent += 1

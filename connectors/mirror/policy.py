@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
-import importlib
 from abc import ABC, abstractmethod
 from collections.abc import Mapping
 
+from pyconnect.api.loading import class_validator, java_aliases, new_instance
+
 HEARTBEATS_TOPIC = "heartbeats"
+JAVA_PACKAGE = "org.apache.kafka.connect.mirror"
 
 
 def _java_split(text: str, sep: str) -> list[str]:
@@ -21,12 +23,21 @@ class ReplicationPolicy(ABC):
     """Base: subclasses implement format_remote_topic/topic_source/upstream_topic."""
 
     separator = "."
-    internal_separator = "."
+    internal_separator_enabled = True
 
-    def configure(self, config: Mapping[str, str]) -> None:
-        self.separator = config.get("replication.policy.separator", ".")
-        enabled = config.get("replication.policy.internal.topic.separator.enabled", "true").strip().lower()
-        self.internal_separator = self.separator if enabled == "true" else "."
+    def configure(self, config: Mapping[str, object]) -> None:
+        """Read the separator settings. As in Kafka's DefaultReplicationPolicy, an absent key leaves the
+        current setting, and the internal-separator flag is read only along with a separator."""
+        if "replication.policy.separator" in config:
+            self.separator = str(config["replication.policy.separator"])
+            enabled = config.get("replication.policy.internal.topic.separator.enabled")
+            if enabled is not None:
+                self.internal_separator_enabled = str(enabled).strip().lower() == "true"
+
+    @property
+    def internal_separator(self) -> str:
+        """The separator of MM2's internal topic names: `separator`, or `.` when that is disabled."""
+        return self.separator if self.internal_separator_enabled else "."
 
     @abstractmethod
     def format_remote_topic(self, source_alias: str, topic: str) -> str:
@@ -96,9 +107,10 @@ class IdentityReplicationPolicy(DefaultReplicationPolicy):
 
     source_alias: str | None = None
 
-    def configure(self, config: Mapping[str, str]) -> None:
+    def configure(self, config: Mapping[str, object]) -> None:
         super().configure(config)
-        self.source_alias = config.get("source.cluster.alias")
+        if "source.cluster.alias" in config:
+            self.source_alias = str(config["source.cluster.alias"])
 
     def _looks_like_heartbeats(self, topic: str) -> bool:
         return topic.endswith(HEARTBEATS_TOPIC)
@@ -119,33 +131,13 @@ class IdentityReplicationPolicy(DefaultReplicationPolicy):
         return topic
 
 
-_ALIASES: dict[str, type[ReplicationPolicy]] = {
-    "DefaultReplicationPolicy": DefaultReplicationPolicy,
-    "IdentityReplicationPolicy": IdentityReplicationPolicy,
-}
+POLICIES = java_aliases(JAVA_PACKAGE, [DefaultReplicationPolicy, IdentityReplicationPolicy])
+POLICY_GROUP = "pyconnect.replication_policies"
+policy_class = class_validator(ReplicationPolicy, POLICIES, POLICY_GROUP)
 
 
 def load_policy(class_name: str, config: Mapping[str, str]) -> ReplicationPolicy:
-    """Resolve by Java name (`org.apache.kafka.connect.mirror.DefaultReplicationPolicy`), short name
-    or Python path (`pkg.module:Class` / `pkg.module.Class`); raise ValueError if unknown."""
-    name = class_name.strip()
-    simple = name.rsplit(".", 1)[-1]
-    cls: type[ReplicationPolicy] | None = None
-    if simple in _ALIASES and (name == simple or name.startswith("org.apache.kafka.connect.mirror.")):
-        cls = _ALIASES[simple]
-    else:
-        module_name, sep, attr = name.partition(":")
-        if not sep:
-            module_name, _, attr = name.rpartition(".")
-        try:
-            obj = getattr(importlib.import_module(module_name), attr) if module_name else None
-        except (ImportError, AttributeError, ValueError):
-            obj = None
-        if not (isinstance(obj, type) and issubclass(obj, ReplicationPolicy)):
-            raise ValueError(f"Unknown replication policy class {class_name}: expected "
-                             "DefaultReplicationPolicy, IdentityReplicationPolicy or a Python path to a "
-                             "ReplicationPolicy subclass")
-        cls = obj
-    policy = cls()
-    policy.configure(config)
+    """A configured instance of the `replication.policy.class` value: Java or simple name of a built-in,
+    an entry point of `pyconnect.replication_policies`, or a Python path; raises ClassLoadError."""
+    policy: ReplicationPolicy = new_instance(class_name, ReplicationPolicy, POLICIES, POLICY_GROUP, config)
     return policy

@@ -11,7 +11,6 @@ from dataclasses import dataclass
 
 from connectors.mirror.backfill_plan import BACKFILL_TASK_CLASS, candidates, stored_plans
 from connectors.mirror.config import SOURCE, MirrorConfig
-from connectors.mirror.filters import ConfigPropertyFilter, TopicFilter
 from connectors.mirror.source_task import MirrorSourceTask
 from connectors.mirror.topics import RemoteTopics, TopicSelector
 from pyconnect.api import ConfigDef, ConfigValue, SourceConnector, SourceTask
@@ -54,13 +53,12 @@ class MirrorSourceConnector(SourceConnector):
         self.cfg = MirrorConfig(SOURCE, config)
         self.raw = dict(config)
         policy = self.cfg.policy()
-        self.selector = TopicSelector(policy, TopicFilter(self.cfg["topics"], self.cfg["topics.exclude"]),
-                                      self.cfg.target, bool(self.cfg["heartbeats.replication.enabled"]))
+        self.selector = TopicSelector(policy, self.cfg.topic_filter(), self.cfg.target,
+                                      bool(self.cfg["heartbeats.replication.enabled"]))
         self.source_admin = Admin(self.cfg.client("source", "admin"))
         self.target_admin = Admin(self.cfg.client("target", "admin"))
         self.remote = RemoteTopics(self.source_admin, self.target_admin, policy, self.cfg.source,
-                                   ConfigPropertyFilter(self.cfg["config.properties.exclude"]),
-                                   int(self.cfg["replication.factor"]), self.cfg["use.defaults.from"] == "source")
+                                   self.cfg.config_property_filter(), int(self.cfg["replication.factor"]))
         self._stop = threading.Event()
         self._partitions: dict[str, int] = {}
         if not self.cfg["enabled"]:

@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from connectors.mirror.config import SOURCE, MirrorConfig
+from connectors.mirror.formats import OffsetSync
 from connectors.mirror.metrics import SourceMetrics
 from connectors.mirror.offset_sync_writer import OffsetSyncWriter
 from pyconnect.api import MessageRun, MessageRunTask
@@ -90,8 +91,8 @@ class MirrorSourceTask(MessageRunTask):
             topic = self.cfg.offset_syncs_topic()
             producer = self.sync_producer
 
-            def send(key: bytes, value: bytes) -> None:
-                produce(producer, topic, value, key=key, partition=0)
+            def send(sync: OffsetSync) -> None:
+                produce(producer, topic, sync.value(), key=sync.key(), partition=0, headers=sync.headers())
             self.syncs = OffsetSyncWriter(send, int(self.cfg["offset.lag.max"]))
         log.info("mirroring %d partition(s) %s -> %s", len(self.assigned), self.cfg.source, self.cfg.target)
 

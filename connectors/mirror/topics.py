@@ -34,27 +34,29 @@ class TopicSelector:
         return self.is_cycle(upstream)
 
     def should_replicate(self, topic: str) -> bool:
-        wanted = self.filter.accepts(topic) or (self.heartbeats_enabled and self.policy.is_heartbeats_topic(topic))
+        wanted = (self.filter.should_replicate_topic(topic)
+                  or (self.heartbeats_enabled and self.policy.is_heartbeats_topic(topic)))
         return wanted and not self.policy.is_internal_topic(topic) and not self.is_cycle(topic)
 
 
 def replicable_configs(admin: Admin, topic: str, prop_filter: ConfigPropertyFilter) -> dict[str, str]:
-    """Source topic configs MM2 copies: non-default, not read-only, not sensitive, not static broker
-    config, accepted by the property filter."""
+    """Source topic configs MM2 copies: not read-only, not sensitive, not static broker config, accepted
+    by the property filter, and non-default unless the filter syncs that property's source default
+    (MirrorSourceConnector.targetConfig)."""
     return {c.name: c.value for c in admin.describe_topic_config(topic)
-            if c.value is not None and not (c.is_default or c.is_read_only or c.is_sensitive or c.is_static_broker)
-            and prop_filter.should_replicate(c.name)}
+            if c.value is not None and not (c.is_read_only or c.is_sensitive or c.is_static_broker)
+            and prop_filter.should_replicate_config_property(c.name)
+            and (not c.is_default or prop_filter.should_replicate_source_default(c.name))}
 
 
 class RemoteTopics:
     """Creates and syncs remote topics on the target cluster."""
 
     def __init__(self, source: Admin, target: Admin, policy: ReplicationPolicy, source_alias: str,
-                 prop_filter: ConfigPropertyFilter, replication_factor: int, use_defaults_from_source: bool) -> None:
+                 prop_filter: ConfigPropertyFilter, replication_factor: int) -> None:
         self.source, self.target, self.policy, self.alias = source, target, policy, source_alias
         self.prop_filter = prop_filter
         self.replication_factor = replication_factor
-        self.defaults_from_source = use_defaults_from_source
         self._warned: set[str] = set()
 
     def remote(self, topic: str) -> str:

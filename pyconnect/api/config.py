@@ -7,9 +7,11 @@ reports per-key errors (what `/config/validate` returns) and describes itself
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
+from decimal import ROUND_HALF_EVEN, Decimal
 from enum import StrEnum
 from typing import Any
 
@@ -69,7 +71,7 @@ def _parse_bool(raw: str) -> bool:
     low = raw.strip().lower()
     if low in ("true", "false"):
         return low == "true"
-    raise ValueError(f"Expected value to be either true or false, but got {raw!r}")
+    raise ValueError("Expected value to be either true or false")
 
 
 def parse_value(key: ConfigKey, raw: Any) -> Any:
@@ -95,12 +97,16 @@ def parse_value(key: ConfigKey, raw: Any) -> Any:
         if isinstance(raw, list):
             return [str(x) for x in raw]
         text = str(raw).strip()
-        return [item.strip() for item in text.split(",") if item.strip()] if text else []
+        # Java's LIST keeps empty items (`a,,b` is three items); only an empty value is an empty list.
+        return [item.strip() for item in text.split(",")] if text else []
     return str(raw).strip() if t is not ConfigType.PASSWORD else str(raw)
 
 
 @dataclass
 class ConfigValue:
+    """One key's validation result, as Connect's ConfigValue: `value` is the parsed value (the
+    default when the key is unset, None when it does not parse), shown by `config_string`."""
+
     name: str
     value: Any
     errors: list[str] = field(default_factory=list)
@@ -131,26 +137,24 @@ class ConfigDef:
         result: dict[str, ConfigValue] = {}
         for name, key in self.keys.items():
             raw = props.get(name)
-            cv = ConfigValue(name, raw)
+            cv = ConfigValue(name, None)
+            result[name] = cv
             if raw is None:
                 if key.required:
                     cv.errors.append(f"Missing required configuration \"{name}\" which has no default value.")
-                    result[name] = cv
                     continue
-                parsed = key.default
+                cv.value = key.default
             else:
                 try:
-                    parsed = parse_value(key, raw)
+                    cv.value = parse_value(key, raw)
                 except ValueError as exc:
                     cv.errors.append(f"Invalid value {raw} for configuration {name}: {exc}")
-                    result[name] = cv
                     continue
-            if key.validator is not None and parsed is not None:
-                message = key.validator(name, parsed)
+            if key.validator is not None and cv.value is not None:
+                message = key.validator(name, cv.value)
                 if message:
-                    cv.errors.append(f"Invalid value {raw if raw is not None else parsed} "
+                    cv.errors.append(f"Invalid value {raw if raw is not None else cv.value} "
                                      f"for configuration {name}: {message}")
-            result[name] = cv
         return result
 
     def parse(self, props: Mapping[str, Any]) -> dict[str, Any]:
@@ -165,6 +169,64 @@ class ConfigDef:
             raw = props.get(name)
             parsed[name] = key.default if raw is None else parse_value(key, raw)
         return parsed
+
+
+def _closer_two_digits(value: float, digit: str, point: int) -> tuple[str, int]:
+    """JDK 19's rule when one digit reads back: a two-digit decimal that also reads back and lies
+    closer to `value` wins (Double.MIN_VALUE is 4.9E-324, not 5.0E-324)."""
+    exact = Decimal(value)
+    best, best_point = digit, point
+    best_error = abs(Decimal(int(digit)).scaleb(point - 1) - exact)
+    for p in (point, point - 1):  # candidates 0.nn * 10**p, on this decade and the one below
+        n = int(exact.scaleb(2 - p).to_integral_value(ROUND_HALF_EVEN))
+        if 10 <= n <= 99 and n % 10 and float(f"{n}e{p - 2}") == value:
+            error = abs(Decimal(n).scaleb(p - 2) - exact)
+            if error < best_error:
+                best, best_point, best_error = str(n), p, error
+    return best, best_point
+
+
+def java_double_string(value: float) -> str:
+    """Java's `Double.toString` (JDK 19+): the shortest digits that read back as `value` (two when one
+    digit would do but two are closer), plain between 1e-3 and 1e7, else `d.dddE<n>`."""
+    if math.isnan(value):
+        return "NaN"
+    if math.isinf(value):
+        return "Infinity" if value > 0 else "-Infinity"
+    if value == 0:
+        return "-0.0" if math.copysign(1.0, value) < 0 else "0.0"
+    # Python's repr is the shortest round-tripping decimal too: take its digits and the position of
+    # the decimal point, so that abs(value) == 0.<digits> * 10**point.
+    mantissa, _, exp_text = repr(abs(value)).partition("e")
+    whole, _, fraction = mantissa.partition(".")
+    significant = (whole + fraction).lstrip("0")
+    point = len(whole) + int(exp_text or 0) - (len(whole + fraction) - len(significant))
+    digits = significant.rstrip("0")
+    if len(digits) == 1:
+        digits, point = _closer_two_digits(abs(value), digits, point)
+    sign = "-" if value < 0 else ""
+    if 1e-3 <= abs(value) < 1e7:
+        if point <= 0:
+            return f"{sign}0.{'0' * -point}{digits}"
+        whole_part = digits[:point].ljust(point, "0")
+        return f"{sign}{whole_part}.{digits[point:] or '0'}"
+    return f"{sign}{digits[0]}.{digits[1:] or '0'}E{point - 1}"
+
+
+def config_string(key_type: ConfigType | None, value: Any) -> str | None:
+    """How Connect shows a parsed config value (`ConfigDef.convertToString`): PASSWORD as
+    `[hidden]`, booleans in lower case, lists comma-joined, doubles as Java prints them."""
+    if value is None:
+        return None
+    if key_type is ConfigType.PASSWORD:
+        return "[hidden]"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if key_type is ConfigType.LIST and isinstance(value, (list, tuple)):
+        return ",".join(str(v) for v in value)
+    if key_type is ConfigType.DOUBLE and isinstance(value, (int, float)):
+        return java_double_string(float(value))
+    return str(value)
 
 
 # Reusable validators -----------------------------------------------------------------------
@@ -185,6 +247,18 @@ def one_of(*allowed: str, case_sensitive: bool = False) -> Validator:
 
 def non_empty_string(_name: str, value: Any) -> str | None:
     return "String may not be empty" if not str(value).strip() else None
+
+
+def non_empty_string_without_control_chars(_name: str, value: Any) -> str | None:
+    """Connect's NonEmptyStringWithoutControlChars (a connector's `name`)."""
+    text = str(value)
+    if not text:
+        return "String may not be empty"
+    # Character.isISOControl: U+0000-U+001F and U+007F-U+009F.
+    found = [str(ord(c)) for c in text if ord(c) < 0x20 or 0x7F <= ord(c) <= 0x9F]
+    if found:
+        return f"String may not contain control sequences but had the following ASCII chars: {', '.join(found)}"
+    return None
 
 
 def regex_list(_name: str, value: Any) -> str | None:

@@ -8,14 +8,72 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlparse
 
-from pyconnect.api.config import ConfigDef, ConfigKey, ConfigType, Importance, at_least, non_empty_string
+from pyconnect.api.config import ConfigDef, ConfigKey, ConfigType, Importance, Validator, at_least, non_empty_string
+from pyconnect.api.config_provider import ConfigProvider
 from pyconnect.config.properties import ConfigFileError, Properties
+from pyconnect.config.providers import (
+    ProviderClassError,
+    ProviderError,
+    implicit_providers,
+    install,
+    providers_from_config,
+    resolve,
+)
 from pyconnect.kafka.config import is_client_key, to_librdkafka
 
 log = logging.getLogger(__name__)
 
 H, M, L = Importance.HIGH, Importance.MEDIUM, Importance.LOW
 S, INT, B, LST = ConfigType.STRING, ConfigType.INT, ConfigType.BOOLEAN, ConfigType.LIST
+
+# The converters the runtime implements (pyconnect.runtime.converters), by Java name. Header values
+# pass through as the bytes a task gives, which is what these three write for string/bytes headers.
+CONVERTERS = ("org.apache.kafka.connect.converters.ByteArrayConverter",
+              "org.apache.kafka.connect.storage.StringConverter", "org.apache.kafka.connect.json.JsonConverter")
+HEADER_CONVERTERS = ("org.apache.kafka.connect.storage.SimpleHeaderConverter",
+                     "org.apache.kafka.connect.storage.StringConverter",
+                     "org.apache.kafka.connect.converters.ByteArrayConverter")
+
+
+def implemented_class(kind: str, names: tuple[str, ...]) -> Validator:
+    """Validator of a CLASS key the runtime implements only for `names` (Java name or simple name)."""
+    accepted = set(names) | {n.rsplit(".", 1)[-1] for n in names}
+
+    def check(_name: str, value: Any) -> str | None:
+        if str(value).strip() in accepted:
+            return None
+        return f"Class {value} could not be found. The {kind} classes implemented here: {', '.join(names)}"
+    return check
+
+
+converter_class = implemented_class("converter", CONVERTERS)
+header_converter_class = implemented_class("header converter", HEADER_CONVERTERS)
+# Connect's override policies by alias and class name; only All, which the runtime applies (every
+# `producer.override.*` is honoured), is implemented: a stricter policy must not be silently ignored.
+_override_policy_class = implemented_class(
+    "connector client config override policy",
+    ("org.apache.kafka.connect.connector.policy.AllConnectorClientConfigOverridePolicy", "All"))
+_rest_extension_class = implemented_class(
+    "REST extension", ("org.apache.kafka.connect.rest.basic.auth.extension.BasicAuthSecurityRestExtension",))
+
+
+def override_policy(name: str, value: Any) -> str | None:
+    return _override_policy_class(name, value)
+
+
+def rest_extensions(name: str, value: Any) -> str | None:
+    for item in value if isinstance(value, list) else [value]:
+        message = _rest_extension_class(name, item)
+        if message:
+            return message
+    return None
+
+
+def exactly_once_source_support(_name: str, value: Any) -> str | None:
+    level = str(value).strip().lower()
+    if level in ("enabled", "preparing"):
+        return "exactly-once source support is not implemented yet; only 'disabled' is supported"
+    return None if level == "disabled" else "String must be one of (case insensitive): disabled, preparing, enabled"
 
 WORKER_CONFIG = ConfigDef([
     ConfigKey("bootstrap.servers", S, "localhost:9092", H, "Kafka cluster holding the internal topics."),
@@ -43,9 +101,12 @@ WORKER_CONFIG = ConfigDef([
     ConfigKey("rest.advertised.host.name", S, None, L),
     ConfigKey("rest.advertised.port", INT, None, L),
     ConfigKey("rest.advertised.listener", S, None, L),
-    ConfigKey("key.converter", ConfigType.CLASS, "org.apache.kafka.connect.converters.ByteArrayConverter", L),
-    ConfigKey("value.converter", ConfigType.CLASS, "org.apache.kafka.connect.converters.ByteArrayConverter", L),
-    ConfigKey("header.converter", ConfigType.CLASS, "org.apache.kafka.connect.storage.SimpleHeaderConverter", L),
+    ConfigKey("key.converter", ConfigType.CLASS, "org.apache.kafka.connect.converters.ByteArrayConverter", L,
+              validator=converter_class),
+    ConfigKey("value.converter", ConfigType.CLASS, "org.apache.kafka.connect.converters.ByteArrayConverter", L,
+              validator=converter_class),
+    ConfigKey("header.converter", ConfigType.CLASS, "org.apache.kafka.connect.storage.SimpleHeaderConverter", L,
+              validator=header_converter_class),
     ConfigKey("key.converter.schemas.enable", B, True, L),
     ConfigKey("value.converter.schemas.enable", B, True, L),
     ConfigKey("plugin.path", LST, [], L, "Accepted for compatibility; plugins are Python entry points."),
@@ -58,18 +119,21 @@ WORKER_CONFIG = ConfigDef([
     ConfigKey("rebalance.timeout.ms", INT, 60000, L),
     ConfigKey("worker.sync.timeout.ms", INT, 3000, L),
     ConfigKey("worker.unsync.backoff.ms", INT, 300000, L),
-    ConfigKey("config.providers", LST, [], L),
+    ConfigKey("config.providers", LST, [], L, "Names of config providers; each needs "
+              "config.providers.<name>.class (and may have config.providers.<name>.param.* settings)."),
     ConfigKey("access.control.allow.origin", S, "", L),
     ConfigKey("access.control.allow.methods", S, "", L),
     ConfigKey("admin.listeners", LST, None, L),
-    ConfigKey("exactly.once.source.support", S, "disabled", L),
-    ConfigKey("connector.client.config.override.policy", S, "All", L),
+    ConfigKey("exactly.once.source.support", S, "disabled", L, "Only 'disabled': exactly-once source support "
+              "is not implemented yet.", validator=exactly_once_source_support),
+    ConfigKey("connector.client.config.override.policy", S, "All", L, "Only All is implemented.",
+              validator=override_policy),
     ConfigKey("client.id", S, "", L),
     ConfigKey("metrics.prometheus.port", INT, 0, L,
               "Serve Prometheus metrics on this port at /metrics (0: off; the Docker image and chart use 9404)."),
     ConfigKey("rest.extension.classes", LST, [], L,
               "org.apache.kafka.connect.rest.basic.auth.extension.BasicAuthSecurityRestExtension turns on HTTP "
-              "basic auth."),
+              "basic auth (the only REST extension implemented).", validator=rest_extensions),
     ConfigKey("rest.basic.auth.credentials.file", S, "", L,
               "Credentials for basic auth (`user: password[,role]` lines); default: the file= of the "
               "PropertyFileLoginModule in the JAAS file named by KAFKA_OPTS, as Connect reads it."),
@@ -93,8 +157,12 @@ class WorkerConfig:
     """Typed, validated worker settings plus the raw values for client pass-through."""
 
     def __init__(self, values: Mapping[str, str], source: Properties | None = None) -> None:
-        self.raw = dict(values)
         self.source = source
+        self.providers = self._providers(values)
+        self.raw = self._resolved(values, self.providers)
+        # One worker per process (MM2's herders share one file's providers): its providers are the
+        # ones connector and task configs are resolved with, as in Connect's WorkerConfigTransformer.
+        install(self.providers or None)
         errors = {n: v.errors for n, v in WORKER_CONFIG.validate_all(self.raw).items() if v.errors}
         if errors:
             key, messages = next(iter(errors.items()))
@@ -105,6 +173,25 @@ class WorkerConfig:
                 where = f"{source.path}:{source.line_of(key)}: " if source else ""
                 log.warning("%sunknown worker setting %r is ignored", where, key)
         self.listener = self._parse_listener()
+
+    def _providers(self, values: Mapping[str, str]) -> dict[str, ConfigProvider]:
+        try:
+            return providers_from_config(values)
+        except ProviderClassError as exc:
+            raise self._error(exc.key, exc.reason) from None
+
+    def _resolved(self, values: Mapping[str, str], providers: dict[str, ConfigProvider]) -> dict[str, str]:
+        """Placeholders in the worker's own settings, resolved with its providers (Kafka's AbstractConfig
+        does this for every config that declares providers; see pyconnect.config.providers for the
+        providers that apply when none is declared)."""
+        active = providers or implicit_providers()
+        out = {}
+        for key, value in values.items():
+            try:
+                out[key] = resolve(value, active)
+            except ProviderError as exc:
+                raise self._error(key, str(exc)) from None
+        return out
 
     def _error(self, key: str, reason: str) -> ConfigFileError:
         if self.source is not None:

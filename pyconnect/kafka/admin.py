@@ -63,6 +63,14 @@ def _reason(exc: ck.KafkaException) -> str:
 
 
 @dataclass(frozen=True)
+class Committed:
+    """A consumer group's committed position on one partition, with its commit metadata."""
+
+    offset: int
+    metadata: str = ""
+
+
+@dataclass(frozen=True)
 class TopicSpec:
     name: str
     partitions: int
@@ -193,14 +201,18 @@ class Admin:
 
     def group_offsets(self, group: str, timeout: float = 30.0) -> dict[tuple[str, int], int]:
         """Committed offsets of a group: (topic, partition) -> next offset to consume."""
+        return {tp: c.offset for tp, c in self.group_commits(group, timeout).items()}
+
+    def group_commits(self, group: str, timeout: float = 30.0) -> dict[tuple[str, int], Committed]:
+        """Committed offsets of a group with their commit metadata."""
         from confluent_kafka import ConsumerGroupTopicPartitions
 
         futures = self._client.list_consumer_group_offsets([ConsumerGroupTopicPartitions(group)])
-        out: dict[tuple[str, int], int] = {}
+        out: dict[tuple[str, int], Committed] = {}
         for fut in futures.values():
             for tp in fut.result(timeout=timeout).topic_partitions or []:
                 if tp.error is None and tp.offset >= 0:
-                    out[(tp.topic, tp.partition)] = int(tp.offset)
+                    out[(tp.topic, tp.partition)] = Committed(int(tp.offset), tp.metadata or "")
         return out
 
     def group_state(self, group: str, timeout: float = 30.0) -> str | None:
@@ -213,10 +225,14 @@ class Admin:
         state = getattr(desc.state, "name", str(desc.state)).upper()
         return None if state in ("DEAD", "UNKNOWN") and not desc.members else state
 
-    def alter_group_offsets(self, group: str, offsets: Mapping[tuple[str, int], int], timeout: float = 30.0) -> None:
+    def alter_group_offsets(self, group: str, offsets: Mapping[tuple[str, int], int], timeout: float = 30.0,
+                            metadata: Mapping[tuple[str, int], str] | None = None) -> None:
+        """Commit `offsets` for `group` (with each partition's commit metadata, when given)."""
         from confluent_kafka import ConsumerGroupTopicPartitions, TopicPartition
 
-        request = ConsumerGroupTopicPartitions(group, [TopicPartition(t, p, o) for (t, p), o in offsets.items()])
+        meta = metadata or {}
+        request = ConsumerGroupTopicPartitions(group, [TopicPartition(t, p, o, metadata=meta.get((t, p), ""))
+                                                       for (t, p), o in offsets.items()])
         try:
             for fut in self._client.alter_consumer_group_offsets([request]).values():
                 fut.result(timeout=timeout)

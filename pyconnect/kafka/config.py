@@ -51,6 +51,42 @@ _CONSUMER_ONLY = {
 }
 _JAAS = re.compile(r'(\w+)\s*=\s*"((?:[^"\\]|\\.)*)"')
 
+# The client settings of Kafka's MirrorClientConfig.CLIENT_CONFIG_DEF (bootstrap.servers, security.protocol
+# and the client SSL and SASL settings of SslConfigs/SaslConfigs, Kafka 3.9 and trunk): the only cluster
+# settings MirrorMakerConfig copies to every client and MirrorConnectorConfig keeps from `<side>.cluster.*`.
+JAVA_CLIENT_SSL_KEYS = frozenset({
+    "ssl.protocol", "ssl.provider", "ssl.cipher.suites", "ssl.enabled.protocols", "ssl.keystore.type",
+    "ssl.keystore.location", "ssl.keystore.password", "ssl.key.password", "ssl.keystore.key",
+    "ssl.keystore.certificate.chain", "ssl.truststore.certificates", "ssl.truststore.type",
+    "ssl.truststore.location", "ssl.truststore.password", "ssl.keymanager.algorithm",
+    "ssl.trustmanager.algorithm", "ssl.endpoint.identification.algorithm", "ssl.secure.random.implementation",
+    "ssl.engine.factory.class",
+})
+JAVA_CLIENT_SASL_KEYS = frozenset({
+    "sasl.kerberos.service.name", "sasl.kerberos.kinit.cmd", "sasl.kerberos.ticket.renew.window.factor",
+    "sasl.kerberos.ticket.renew.jitter", "sasl.kerberos.min.time.before.relogin",
+    "sasl.login.refresh.window.factor", "sasl.login.refresh.window.jitter", "sasl.login.refresh.min.period.seconds",
+    "sasl.login.refresh.buffer.seconds", "sasl.mechanism", "sasl.jaas.config", "sasl.client.callback.handler.class",
+    "sasl.login.callback.handler.class", "sasl.login.class", "sasl.login.connect.timeout.ms",
+    "sasl.login.read.timeout.ms", "sasl.login.retry.backoff.max.ms", "sasl.login.retry.backoff.ms",
+    "sasl.oauthbearer.scope.claim.name", "sasl.oauthbearer.sub.claim.name", "sasl.oauthbearer.token.endpoint.url",
+    "sasl.oauthbearer.jwks.endpoint.url", "sasl.oauthbearer.jwks.endpoint.refresh.ms",
+    "sasl.oauthbearer.jwks.endpoint.retry.backoff.max.ms", "sasl.oauthbearer.jwks.endpoint.retry.backoff.ms",
+    "sasl.oauthbearer.clock.skew.seconds", "sasl.oauthbearer.expected.audience", "sasl.oauthbearer.expected.issuer",
+    "sasl.oauthbearer.header.urlencode", "sasl.oauthbearer.scope", "sasl.oauthbearer.client.credentials.client.id",
+    "sasl.oauthbearer.client.credentials.client.secret", "sasl.oauthbearer.jwt.retriever.class",
+    "sasl.oauthbearer.jwt.validator.class",
+})
+MIRROR_CLIENT_KEYS = (frozenset({"bootstrap.servers", "security.protocol"}) | JAVA_CLIENT_SSL_KEYS
+                      | JAVA_CLIENT_SASL_KEYS)
+SECURITY_PROTOCOLS = ("PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL")
+# Java's PASSWORD-typed client settings: the only values its ConfigDef does not trim.
+_PASSWORDS = frozenset({
+    "ssl.keystore.password", "ssl.key.password", "ssl.keystore.key", "ssl.keystore.certificate.chain",
+    "ssl.truststore.certificates", "ssl.truststore.password", "sasl.jaas.config",
+    "sasl.oauthbearer.client.credentials.client.secret", "sasl.oauthbearer.assertion.private.key.passphrase",
+})
+
 # Client-level keys that may appear at the top of a worker or cluster config and belong to clients.
 CLIENT_PREFIXES = ("security.", "sasl.", "ssl.")
 CLIENT_KEYS = {"bootstrap.servers", "client.id", "client.rack", "socket.connection.setup.timeout.ms",
@@ -64,6 +100,28 @@ def is_client_key(key: str) -> bool:
             or key in _CONSUMER_ONLY)
 
 
+def is_mirror_client_key(key: str) -> bool:
+    """A key of MirrorClientConfig.CLIENT_CONFIG_DEF: bootstrap.servers, security.protocol, client SSL/SASL."""
+    return key in MIRROR_CLIENT_KEYS
+
+
+def invalid_security_protocol(value: str) -> str | None:
+    """Kafka's check of `security.protocol` (case-insensitive enum); None when the value is valid."""
+    if value.strip().upper() in SECURITY_PROTOCOLS:
+        return None
+    return f"Invalid value {value} for configuration security.protocol: String must be one of: " + \
+        ", ".join(SECURITY_PROTOCOLS)
+
+
+def _java_value(key: str, value: str) -> str:
+    """The value a Java client uses: its ConfigDef trims every type but PASSWORD, and splits LISTs."""
+    if key in _PASSWORDS:
+        return value
+    if key == "bootstrap.servers":
+        return ",".join(item.strip() for item in value.split(",") if item.strip())
+    return value.strip()
+
+
 def _jaas_credentials(jaas: str) -> dict[str, str]:
     return {m.group(1): m.group(2).replace('\\"', '"') for m in _JAAS.finditer(jaas)}
 
@@ -71,7 +129,8 @@ def _jaas_credentials(jaas: str) -> dict[str, str]:
 def to_librdkafka(java: Mapping[str, str], role: str) -> dict[str, str]:
     """Translate one client's Java-style settings for `role` in {'producer','consumer','admin'}."""
     out: dict[str, str] = {}
-    for key, value in java.items():
+    for key, raw_value in java.items():
+        value = _java_value(key, raw_value)
         if key in _JAVA_ONLY:
             log.debug("dropping Java-only client setting %s", key)
             continue

@@ -10,6 +10,7 @@ from collections.abc import Callable, Mapping
 from pyconnect.api.connector import Connector, OffsetStorageReader
 from pyconnect.config.providers import resolve_config, restore_placeholders
 from pyconnect.plugins import PluginRegistry
+from pyconnect.runtime.connector_config import common_errors
 from pyconnect.storage.config_store import ConfigStore
 
 log = logging.getLogger(__name__)
@@ -24,7 +25,9 @@ def connector_instance(plugins: PluginRegistry, config: Mapping[str, str]) -> Co
 
 
 def validation_errors(connector: Connector, config: Mapping[str, str]) -> list[str]:
-    return [f"{name}: {msg}" for name, value in connector.validate(config).items() for msg in value.errors]
+    """The plugin's errors and those of the common keys (converters, transforms, error handling)."""
+    own = [f"{name}: {msg}" for name, value in connector.validate(config).items() for msg in value.errors]
+    return own + common_errors(connector.config_def(), config)
 
 
 class ConnectorRunner:

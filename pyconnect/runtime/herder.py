@@ -7,24 +7,15 @@ import time
 from collections.abc import Mapping
 from typing import Any
 
-from pyconnect.api.config import ConfigDef, ConfigKey, ConfigType, Importance, at_least, non_empty_string
+from pyconnect.api.config import (
+    ConfigKey,
+    config_string,
+)
 from pyconnect.plugins import PluginInfo, PluginNotFound
+from pyconnect.runtime.connector_config import COMMON
 from pyconnect.runtime.connector_runner import connector_instance
 from pyconnect.runtime.worker import Worker
 from pyconnect.storage.status_store import Status
-
-# Keys every connector has (Connect's ConnectorConfig), merged under each plugin's own definition.
-COMMON = ConfigDef([
-    ConfigKey("name", ConfigType.STRING, importance=Importance.HIGH, group="Common", order=1,
-              documentation="Globally unique name to use for this connector.", validator=non_empty_string),
-    ConfigKey("connector.class", ConfigType.STRING, importance=Importance.HIGH, group="Common", order=2,
-              documentation="Name or alias of the class for this connector."),
-    ConfigKey("tasks.max", ConfigType.INT, 1, Importance.HIGH, "Maximum number of tasks to use for this connector.",
-              group="Common", order=3, validator=at_least(1)),
-    ConfigKey("key.converter", ConfigType.CLASS, None, Importance.LOW, group="Common", order=4),
-    ConfigKey("value.converter", ConfigType.CLASS, None, Importance.LOW, group="Common", order=5),
-    ConfigKey("header.converter", ConfigType.CLASS, None, Importance.LOW, group="Common", order=6),
-])
 
 CONVERTERS = [("org.apache.kafka.connect.converters.ByteArrayConverter", "converter"),
               ("org.apache.kafka.connect.storage.StringConverter", "converter"),
@@ -40,15 +31,13 @@ class HerderError(Exception):
         self.status, self.message = status, message
 
 
-def _strip_suffix(name: str) -> str:
-    simple = name.rsplit(".", 1)[-1]
-    return simple[: -len("Connector")] if simple.endswith("Connector") else simple
+def java_map_string(config: Mapping[str, Any]) -> str:
+    """A map as Java's `AbstractMap.toString` prints it: `{k=v, k2=v2}`."""
+    return "{" + ", ".join(f"{k}={'null' if v is None else v}" for k, v in config.items()) + "}"
 
 
 def key_info(key: ConfigKey) -> dict[str, Any]:
-    default = None if key.required or key.default is None else (
-        ",".join(key.default) if isinstance(key.default, list) else str(key.default).lower()
-        if isinstance(key.default, bool) else str(key.default))
+    default = None if key.required else config_string(key.type, key.default)
     return {"name": key.name, "type": key.type.value, "required": key.required, "default_value": default,
             "importance": key.importance.value, "documentation": key.documentation, "group": key.group,
             "order": key.order, "width": key.width, "display_name": key.display_name or key.name,
@@ -139,13 +128,14 @@ class Herder:
         try:
             return self.worker.plugins.resolve(class_name)
         except PluginNotFound as exc:
-            raise HerderError(404, str(exc)) from None
+            raise HerderError(400, str(exc)) from None  # Connect's BadRequestException (Kafka 4.x)
 
     def validate(self, config: Mapping[str, str]) -> dict[str, Any]:
-        """ConfigInfos: common keys + the plugin's keys with per-key errors."""
+        """ConfigInfos: common keys + the plugin's keys with per-key errors. Values are shown parsed,
+        defaults filled in and passwords hidden; `name` is `connector.class` as given."""
         class_name = config.get("connector.class")
-        if not class_name:
-            raise HerderError(400, f"Connector config {dict(config)} contains no connector type")
+        if class_name is None:
+            raise HerderError(400, f"Connector config {java_map_string(config)} contains no connector type")
         info = self.plugin(class_name)
         connector = info.cls()
         definition = COMMON.merge(connector.config_def())
@@ -155,24 +145,17 @@ class Herder:
         for name, key in definition.keys.items():
             value = values.get(name)
             configs.append({"definition": key_info(key),
-                            "value": {"name": name, "value": config.get(name),
+                            "value": {"name": name, "value": config_string(key.type, value.value if value else None),
                                       "recommended_values": value.recommended_values if value else [],
                                       "errors": value.errors if value else [],
                                       "visible": value.visible if value else True}})
         errors = sum(len(c["value"]["errors"]) for c in configs)
         groups = list(dict.fromkeys(k.group for k in definition.keys.values() if k.group))
-        return {"name": info.java_class, "error_count": errors, "groups": groups, "configs": configs}
+        return {"name": class_name, "error_count": errors, "groups": groups, "configs": configs}
 
     def validate_for_write(self, config: Mapping[str, str]) -> None:
-        try:
-            result = self.validate(config)
-        except HerderError as exc:
-            if exc.status == 404:
-                raise HerderError(400, f"Connector configuration is invalid and contains the following 1 "
-                                       f"error(s):\n{exc.message}") from None
-            raise
-        errors = [f"{c['value']['name']}: {e}" if not e.startswith("Invalid value") else e
-                  for c in result["configs"] for e in c["value"]["errors"]]
+        result = self.validate(config)
+        errors = [e for c in result["configs"] for e in c["value"]["errors"]]
         if errors:
             raise HerderError(400, f"Connector configuration is invalid and contains the following {len(errors)} "
                                    "error(s):\n" + "\n".join(errors) +
@@ -186,8 +169,14 @@ class Herder:
         while not condition() and time.monotonic() < deadline:
             time.sleep(0.02)
 
-    def create(self, name: str, config: dict[str, str], initial_state: str | None) -> dict[str, Any]:
-        name = name.strip()
+    @staticmethod
+    def trimmed_name(name: str | None) -> str:
+        """The name a create request stands for: Java's String.trim strips every code point up to
+        U+0020 (so \b too); a missing name is "", which the name validator then rejects."""
+        return (name or "").strip("".join(map(chr, range(0x21))))
+
+    def create(self, name: str | None, config: dict[str, str], initial_state: str | None) -> dict[str, Any]:
+        name = self.trimmed_name(name)
         if config.get("name", name) != name:
             raise HerderError(400, f"Connector name configuration ({config['name']}) doesn't match connector "
                                    f"name in the URL ({name})")
@@ -230,8 +219,13 @@ class Herder:
         self.worker.configs.remove_connector(name)
         self._await(lambda: name not in self.worker.configs.snapshot().connectors)
 
+    def require_known(self, name: str) -> None:
+        """The existence check of pause, resume and stop."""
+        if name not in self.snapshot().connectors:
+            raise HerderError(404, f"Unknown connector {name}")
+
     def set_target_state(self, name: str, state: str) -> None:
-        self.require(name)
+        self.require_known(name)
         if state == "STOPPED":
             self.worker.configs.put_task_configs(name, [])
         self.worker.configs.put_target_state(name, state)
@@ -330,7 +324,12 @@ class Herder:
         return out
 
     def plugin_config(self, plugin: str) -> list[dict[str, Any]]:
-        for p in self.worker.plugins.all():
-            if _strip_suffix(plugin) in (_strip_suffix(p.java_class), _strip_suffix(p.name)) or plugin == p.java_class:
-                return [key_info(k) for k in COMMON.merge(p.cls().config_def()).keys.values()]
-        raise HerderError(404, f"Unknown plugin {plugin}.")
+        """The plugin's own keys first, then the common keys it does not define (Connect's order)."""
+        try:
+            own = self.worker.plugins.resolve(plugin).cls().config_def()
+        except PluginNotFound:
+            raise HerderError(404, f"Unknown plugin {plugin}.") from None
+        keys = dict(own.keys)
+        for name, key in COMMON.keys.items():
+            keys.setdefault(name, key)
+        return [key_info(k) for k in keys.values()]

@@ -23,7 +23,7 @@ from pyconnect.runtime import loggers, metrics
 from pyconnect.runtime.assignment import WorkerAssignment, assign
 from pyconnect.runtime.batch_runner import BatchTaskRunner
 from pyconnect.runtime.connector_runner import ConnectorRunner, connector_instance
-from pyconnect.runtime.converters import converter_for
+from pyconnect.runtime.converters import Converter, converter_for
 from pyconnect.runtime.membership import Membership
 from pyconnect.runtime.source_runner import ConnectorOffsetReader, RunnerSettings, SourceTaskRunner
 from pyconnect.storage.config_store import ConfigSnapshot, ConfigStore
@@ -245,7 +245,9 @@ class Worker:
                 self._start_connector(name, snapshot)
             else:
                 runner.set_target_state(snapshot.target_state(name))
-                if runner.reconfigure_requested.is_set():
+                # An inconsistent connector (its commit names task configs the log lacks) runs no
+                # tasks until its owner writes them again, as Connect's leader does.
+                if runner.reconfigure_requested.is_set() or name in snapshot.inconsistent:
                     runner.refresh_task_configs()
         for task_id in sorted(mine.tasks):
             task_config = self._wanted_task_config(snapshot, task_id)
@@ -340,13 +342,28 @@ class Worker:
         return True
 
     def _task_settings(self, connector_config: Mapping[str, str]) -> RunnerSettings:
-        """Connect's per-connector client overrides: `producer.override.<key>`."""
+        """Connect's per-connector settings: `producer.override.<key>`, and `key.converter` /
+        `value.converter` (with their `.schemas.enable`) in place of the worker's."""
         prefix = "producer.override."
         overrides = {k[len(prefix):]: v for k, v in connector_config.items() if k.startswith(prefix)}
-        if not overrides:
-            return self._settings
-        conf = {**self._settings.producer_conf, **to_librdkafka(overrides, "producer")}
-        return dataclasses.replace(self._settings, producer_conf=conf)
+        settings = self._settings
+        if overrides:
+            conf = {**settings.producer_conf, **to_librdkafka(overrides, "producer")}
+            settings = dataclasses.replace(settings, producer_conf=conf)
+        key, value = (self._connector_converter(connector_config, side) for side in ("key", "value"))
+        if key is not None:
+            settings = dataclasses.replace(settings, key_converter=key)
+        if value is not None:
+            settings = dataclasses.replace(settings, value_converter=value)
+        return settings
+
+    @staticmethod
+    def _connector_converter(connector_config: Mapping[str, str], side: str) -> Converter | None:
+        name = connector_config.get(f"{side}.converter")
+        if not name:
+            return None
+        schemas = str(connector_config.get(f"{side}.converter.schemas.enable", "true")).strip().lower()
+        return converter_for(name, schemas == "true")
 
     def _stop_tasks(self, task_ids: list[str]) -> None:
         runners = [self.tasks.pop(t) for t in task_ids if t in self.tasks]

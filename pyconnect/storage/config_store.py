@@ -1,18 +1,24 @@
 """Connector configs, target states, task configs and restart requests (Connect's config topic).
 
-Record keys and JSON values are Connect's (compat-spec §B.2). Task configs become visible only
-when their `commit-<name>` record arrives, so a reader never sees half of a task set.
+Record keys and JSON values are Connect's (compat-spec §B.2), and records are read the way
+`KafkaConfigBackingStore` reads them: a record of the wrong shape is ignored, task configs become
+visible only when their `commit-<name>` record arrives, and a commit whose task configs are not all
+in the log (compaction, or a leader that died mid-write) leaves the connector *inconsistent*: no
+tasks until a complete set is committed. Null config values stay null.
 """
 
 from __future__ import annotations
 
+import base64
+import binascii
 import logging
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 import orjson
 
+from pyconnect.storage.java_compat import is_json_integer, task_key, to_int32
 from pyconnect.storage.log import Log, LogBackedStore
 
 log = logging.getLogger(__name__)
@@ -22,15 +28,30 @@ TARGET_STATES = ("STARTED", "PAUSED", "STOPPED")
 
 @dataclass(frozen=True)
 class RestartRequest:
+    """A `restart-connector-<name>` record."""
+
     connector: str
     include_tasks: bool
     only_failed: bool
     seq: int  # position in the log: lets workers act on each request once
 
 
+@dataclass(frozen=True)
+class SessionKey:
+    """The `session-key` record: the key that signs requests between workers."""
+
+    key: bytes
+    algorithm: str
+    creation_timestamp: int
+
+
 @dataclass
 class ConfigSnapshot:
-    """An immutable-by-convention copy of the cluster's configuration."""
+    """An immutable-by-convention copy of the cluster's configuration.
+
+    Config values are strings or None: Java's `Map<String, String>` admits null, and a null written by
+    a Java worker (or a REST client) must read back as null.
+    """
 
     version: int = 0
     connectors: dict[str, dict[str, str]] = field(default_factory=dict)
@@ -38,17 +59,41 @@ class ConfigSnapshot:
     task_configs: dict[str, list[dict[str, str]]] = field(default_factory=dict)
     restarts: dict[str, RestartRequest] = field(default_factory=dict)
     logger_levels: dict[str, str] = field(default_factory=dict)
+    #: Connectors whose last commit named task configs that are not in the log; they have no tasks.
+    inconsistent: set[str] = field(default_factory=set)
+    session_key: SessionKey | None = None
 
     def task_ids(self) -> list[str]:
+        """`<connector>-<n>` of every committed task of every existing connector."""
         return [f"{name}-{i}" for name in sorted(self.task_configs) if name in self.connectors
                 for i in range(len(self.task_configs[name]))]
 
     def target_state(self, name: str) -> str:
+        """The connector's target state; STARTED when none was written (as for 0.9-era connectors)."""
         return self.target_states.get(name, "STARTED")
 
 
 def _dumps(obj: Any) -> bytes:
     return orjson.dumps(obj)
+
+
+def _config_value(value: Any) -> str | None:
+    """A config value as Connect hands it on: strings and null as they are.
+
+    Java workers only ever write strings or null; anything else gets its JSON text, so `true` stays
+    `true` rather than Python's `True`.
+    """
+    if value is None or isinstance(value, str):
+        return value
+    return orjson.dumps(value).decode()
+
+
+def _properties(value: Any) -> dict[str, str] | None:
+    """The `properties` map of a connector or task record, or None when the record has another shape."""
+    if not isinstance(value, dict) or not isinstance(value.get("properties"), dict):
+        return None
+    props = {str(k): _config_value(v) for k, v in value["properties"].items()}
+    return cast(dict[str, str], props)  # values may be None; see ConfigSnapshot
 
 
 class ConfigStore(LogBackedStore):
@@ -57,46 +102,74 @@ class ConfigStore(LogBackedStore):
     def __init__(self, log_: Log) -> None:
         super().__init__(log_)
         self._state = ConfigSnapshot()
+        self._task_counts: dict[str, int] = {}
+        self._task_configs: dict[tuple[str, int], dict[str, str]] = {}
         self._deferred_tasks: dict[str, dict[int, dict[str, str]]] = {}
         self._listeners: list[Callable[[], None]] = []
         self._seq = 0
+        self._started = False
 
     def add_listener(self, listener: Callable[[], None]) -> None:
+        """Call `listener` (with no arguments) after every applied change."""
         self._listeners.append(listener)
 
+    def start(self, timeout: float = 60.0) -> None:
+        """Read the topic to its end; logger levels written before that are history (as in Connect)."""
+        super().start(timeout)
+        with self._lock:
+            self._started = True
+
     def snapshot(self) -> ConfigSnapshot:
+        """A deep copy of the current state."""
         with self._lock:
             s = self._state
-            return ConfigSnapshot(s.version, {k: dict(v) for k, v in s.connectors.items()},
-                                  dict(s.target_states), {k: [dict(t) for t in v] for k, v in s.task_configs.items()},
-                                  dict(s.restarts), dict(s.logger_levels))
+            return ConfigSnapshot(
+                version=s.version, connectors={k: dict(v) for k, v in s.connectors.items()},
+                target_states=dict(s.target_states), task_configs=self._committed_tasks(),
+                restarts=dict(s.restarts), logger_levels=dict(s.logger_levels),
+                inconsistent=set(s.inconsistent), session_key=s.session_key)
+
+    def _committed_tasks(self) -> dict[str, list[dict[str, str]]]:
+        # Connect's ClusterConfigState.tasks(): none while inconsistent, else tasks 0..count-1.
+        out: dict[str, list[dict[str, str]]] = {}
+        for name, count in self._task_counts.items():
+            configs = [self._task_configs.get((name, i)) for i in range(count)]
+            if name not in self._state.inconsistent and all(c is not None for c in configs):
+                out[name] = [dict(c) for c in configs if c is not None]
+        return out
 
     # writes ----------------------------------------------------------------------------------
 
     def put_connector_config(self, name: str, config: Mapping[str, str], target_state: str | None = None) -> None:
-        if target_state is not None:  # Connect writes the initial state before the connector record
+        """Write `connector-<name>`; an initial target state goes first, as Connect writes it."""
+        if target_state is not None:
             self.put_target_state(name, target_state, wait=False)
         self._write(f"connector-{name}", {"properties": dict(config)})
 
     def remove_connector(self, name: str) -> None:
+        """Tombstone the connector's config and target state."""
         self._write(f"connector-{name}", None, wait=False)
         self._write(f"target-state-{name}", None)
 
     def put_target_state(self, name: str, state: str, wait: bool = True) -> None:
+        """Write `target-state-<name>`; STOPPED is also written as PAUSED for older workers."""
         if state not in TARGET_STATES:
             raise ValueError(f"unknown target state {state}")
         legacy = "PAUSED" if state == "STOPPED" else state
         self._write(f"target-state-{name}", {"state": legacy, "state.v2": state}, wait=wait)
 
     def put_task_configs(self, name: str, configs: list[dict[str, str]]) -> None:
+        """Write every `task-<name>-<n>`, then the `commit-<name>` that makes them visible."""
         for i, task_config in enumerate(configs):
             self._write(f"task-{name}-{i}", {"properties": task_config}, wait=False)
         self._write(f"commit-{name}", {"tasks": len(configs)})
 
     def request_restart(self, name: str, include_tasks: bool, only_failed: bool) -> None:
+        """Write `restart-connector-<name>`."""
         self._write(f"restart-connector-{name}", {"include-tasks": include_tasks, "only-failed": only_failed})
 
     def put_logger_level(self, namespace: str, level: str) -> None:
+        """Write `logger-cluster-<namespace>` (a cluster-wide level, KIP-976)."""
         self._write(f"logger-cluster-{namespace}", {"level": level})
 
     def _write(self, key: str, value: Any, wait: bool = True) -> None:
@@ -125,55 +198,120 @@ class ConfigStore(LogBackedStore):
                 listener()
 
     def _apply(self, key: str, value: Any) -> bool:
-        s = self._state
-        if key.startswith("connector-"):
-            name = key[len("connector-"):]
-            if value is None:
-                s.connectors.pop(name, None)
-                s.task_configs.pop(name, None)
-                self._deferred_tasks.pop(name, None)
-            else:
-                s.connectors[name] = {str(k): str(v) for k, v in value.get("properties", {}).items()}
-            return True
+        # Same prefixes in the same order as KafkaConfigBackingStore's consume callback.
         if key.startswith("target-state-"):
-            name = key[len("target-state-"):]
-            if value is None:
-                s.target_states.pop(name, None)
-            else:
-                state = value.get("state.v2") or value.get("state") or "STARTED"
-                s.target_states[name] = state if state in TARGET_STATES else "STARTED"
-            return True
+            return self._apply_target_state(key[len("target-state-"):], value)
+        if key.startswith("connector-"):
+            return self._apply_connector(key[len("connector-"):], value)
         if key.startswith("task-"):
-            name, _, index = key[len("task-"):].rpartition("-")
-            if name and index.isdigit() and value is not None:
-                props = {str(k): str(v) for k, v in value.get("properties", {}).items()}
-                self._deferred_tasks.setdefault(name, {})[int(index)] = props
-            return False
+            return self._apply_task(key, value)
         if key.startswith("commit-"):
-            name = key[len("commit-"):]
-            count = int(value.get("tasks", 0)) if value else 0
-            deferred = self._deferred_tasks.pop(name, {})
-            previous = s.task_configs.get(name, [])
-            tasks = [deferred.get(i) or (previous[i] if i < len(previous) else None) for i in range(count)]
-            if any(t is None for t in tasks):
-                log.warning("commit for %s names %d tasks but some configs are missing; ignoring", name, count)
-                return False
-            s.task_configs[name] = [t for t in tasks if t is not None]
-            return True
+            return self._apply_commit(key[len("commit-"):], value)
         if key.startswith("restart-connector-"):
-            name = key[len("restart-connector-"):]
-            if value is not None:
-                self._seq += 1
-                s.restarts[name] = RestartRequest(name, bool(value.get("include-tasks")),
-                                                  bool(value.get("only-failed")), self._seq)
-                return True
-            return False
+            return self._apply_restart(key[len("restart-connector-"):], value)
+        if key.startswith("tasks-fencing-"):
+            return False  # exactly-once source support is not implemented
+        if key == "session-key":
+            return self._apply_session_key(value)
         if key.startswith("logger-cluster-"):
-            if value is not None and value.get("level"):
-                s.logger_levels[key[len("logger-cluster-"):]] = str(value["level"])
-                return True
-            return False
-        if key.startswith(("session-key", "tasks-fencing-")):
-            return False
+            return self._apply_logger_level(key[len("logger-cluster-"):], value)
         log.debug("ignoring config record with unknown key %s", key)
         return False
+
+    def _apply_target_state(self, name: str, value: Any) -> bool:
+        s = self._state
+        if value is None:
+            s.target_states.pop(name, None)
+            if name in s.connectors:  # a connector always has a target state
+                s.target_states[name] = "STARTED"
+            return True
+        if not isinstance(value, dict):
+            log.error("ignoring target state for %s: the value is not an object", name)
+            return False
+        # `state.v2` if it is a string, else the older `state` written by pre-STOPPED workers.
+        state = value.get("state.v2")
+        if not isinstance(state, str):
+            state = value.get("state")
+        if state not in TARGET_STATES:
+            log.error("ignoring invalid target state %r for connector %s", state, name)
+            return False
+        previous, s.target_states[name] = s.target_states.get(name), state
+        return previous != state  # rewriting the same state is no change (Connect does not notify)
+
+    def _apply_connector(self, name: str, value: Any) -> bool:
+        s = self._state
+        if value is None:
+            s.connectors.pop(name, None)
+            self._task_counts.pop(name, None)
+            self._deferred_tasks.pop(name, None)
+            for task in [t for t in self._task_configs if t[0] == name]:
+                del self._task_configs[task]
+            return True
+        props = _properties(value)
+        if props is None:
+            log.error("ignoring config for connector %s: it has no `properties` object", name)
+            return False
+        s.connectors[name] = props
+        s.target_states.setdefault(name, "STARTED")
+        return True
+
+    def _apply_task(self, key: str, value: Any) -> bool:
+        task = task_key(key, 1)
+        props = _properties(value)
+        if task is None or props is None:
+            log.error("ignoring task config record %s: bad key, tombstone or no `properties` object", key)
+            return False
+        name, index = task
+        self._deferred_tasks.setdefault(name, {})[index] = props
+        return False  # invisible until its commit record
+
+    def _apply_commit(self, name: str, value: Any) -> bool:
+        count = value.get("tasks") if isinstance(value, dict) else None
+        if not is_json_integer(count):
+            log.error("ignoring task commit for connector %s: no integer `tasks`", name)
+            return False
+        count = to_int32(count)
+        deferred = self._deferred_tasks.pop(name, {})
+        # Only the configs written since the previous commit count: every task 0..count-1 must be there.
+        if all(i in deferred for i in range(count)):
+            self._task_configs.update({(name, i): c for i, c in deferred.items()})
+            self._state.inconsistent.discard(name)
+        else:
+            log.warning("commit for %s names %d tasks but some configs are missing; inconsistent", name, count)
+            self._state.inconsistent.add(name)
+        self._task_counts[name] = count
+        return True
+
+    def _apply_restart(self, name: str, value: Any) -> bool:
+        if not isinstance(value, dict):
+            return False
+        # A field that is missing or not a boolean means false, as in Connect.
+        include_tasks = value.get("include-tasks") is True
+        only_failed = value.get("only-failed") is True
+        self._seq += 1
+        self._state.restarts[name] = RestartRequest(name, include_tasks, only_failed, self._seq)
+        return True
+
+    def _apply_session_key(self, value: Any) -> bool:
+        if not isinstance(value, dict):
+            return False
+        key, algorithm, created = value.get("key"), value.get("algorithm"), value.get("creation-timestamp")
+        if not (isinstance(key, str) and isinstance(algorithm, str) and is_json_integer(created)):
+            log.error("ignoring session key record with missing or mistyped fields")
+            return False
+        try:  # Java's decoder does not require the `=` padding
+            secret = base64.b64decode(key + "=" * (-len(key) % 4), validate=True)
+        except (binascii.Error, ValueError):
+            log.error("ignoring session key record whose key is not base64")
+            return False
+        self._state.session_key = SessionKey(secret, algorithm, created)
+        return True
+
+    def _apply_logger_level(self, namespace: str, value: Any) -> bool:
+        level = value.get("level") if isinstance(value, dict) else None
+        if not isinstance(level, str) or not level:
+            return False  # an empty level is not one; Connect's herder would ignore it too
+        if not self._started:
+            return False  # levels written before this worker started are not applied (Connect)
+        self._state.logger_levels[namespace] = level
+        return True

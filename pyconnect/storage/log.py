@@ -13,7 +13,7 @@ import time
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping
 from concurrent.futures import Future
-from typing import Protocol
+from typing import Any, Protocol
 
 from pyconnect.kafka.clients import (
     OFFSET_BEGINNING,
@@ -29,6 +29,8 @@ from pyconnect.kafka.clients import (
 log = logging.getLogger(__name__)
 
 RecordCallback = Callable[[bytes | None, bytes | None, int, int], None]
+# Headers as the client hands them out: a list of (name, value) pairs, or None.
+HeadersCallback = Callable[[bytes | None, bytes | None, Any], None]
 
 
 class Log(Protocol):
@@ -66,6 +68,7 @@ class LogBackedStore(ABC):
         self._log.start(self._on_record, timeout)
 
     def stop(self) -> None:
+        """Stop reading and flush this store's pending writes."""
         self._log.stop()
 
     def refresh(self, timeout: float = 30.0) -> None:
@@ -89,6 +92,7 @@ class KafkaLog:
                                        "enable.idempotence": "true", **producer_conf})
         self._consumer = new_consumer(consumer_conf)
         self._on_record: RecordCallback | None = None
+        self._on_headers: HeadersCallback | None = None
         self._thread: threading.Thread | None = None
         self._stopping = threading.Event()
         self._requests: list[Future[None]] = []
@@ -100,6 +104,11 @@ class KafkaLog:
         self._thread = threading.Thread(target=self._run, name=f"log-{self.topic}", daemon=True)
         self._thread.start()
         self.read_to_end(timeout)
+
+    def start_with_headers(self, on_record: HeadersCallback, timeout: float = 60.0) -> None:
+        """As `start`, handing the callback each record's key, value and headers (offset syncs carry one)."""
+        self._on_headers = on_record
+        self.start(lambda _k, _v, _p, _o: None, timeout)
 
     def stop(self) -> None:
         self._stopping.set()
@@ -180,6 +189,9 @@ class KafkaLog:
             positions[partition] = offset + 1
             if callback is not None:
                 try:
+                    if self._on_headers is not None:
+                        self._on_headers(msg.key(), msg.value(), msg.headers())
+                        continue
                     callback(msg.key(), msg.value(), partition, offset)
                 except Exception:
                     log.exception("store callback failed on %s-%d@%d", self.topic, partition, offset)

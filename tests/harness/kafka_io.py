@@ -32,21 +32,26 @@ def read_all(bootstrap: str, topic: str, idle: float = 1.5, timeout: float = 60.
              expect: int | None = None) -> list[Record]:
     """Every record of every partition, read with assign() until nothing new arrives for `idle` s
     (or `expect` records were seen)."""
+    return [(m.partition(), m.offset(), m.key(), m.value()) for m in read_messages(bootstrap, topic, idle, timeout,
+                                                                                   expect)]
+
+
+def read_messages(bootstrap: str, topic: str, idle: float = 1.5, timeout: float = 60.0,
+                  expect: int | None = None) -> list[Any]:
+    """As read_all, but the client's messages themselves (with headers and timestamps)."""
     partitions = partition_count(bootstrap, topic)
     if partitions == 0:
         return []
     consumer = Consumer({"bootstrap.servers": bootstrap, "group.id": f"reader-{time.monotonic_ns()}",
                          "enable.auto.commit": False, "fetch.wait.max.ms": 100})
     consumer.assign([TopicPartition(topic, p, 0) for p in range(partitions)])
-    records: list[Record] = []
+    records: list[Any] = []
     deadline = time.monotonic() + timeout
     last_new = time.monotonic()
     try:
         while time.monotonic() < deadline:
             batch = consumer.consume(1000, 0.2)
-            for m in batch:
-                if m.error() is None:
-                    records.append((m.partition(), m.offset(), m.key(), m.value()))
+            records += [m for m in batch if m.error() is None]
             if batch:
                 last_new = time.monotonic()
             if expect is not None and len(records) >= expect:

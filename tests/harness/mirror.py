@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from connectors.mirror.formats import OffsetSync
+from connectors.mirror.offset_sync_store import OffsetSyncStore
 from tests.harness.brokers import Broker
+from tests.harness.kafka_io import read_messages
 
 MIRROR_SOURCE = "org.apache.kafka.connect.mirror.MirrorSourceConnector"
 
@@ -40,5 +43,25 @@ def mm2_settings(clusters: dict[str, Broker]) -> str:
     lines += ["refresh.topics.interval.seconds=2", "emit.checkpoints.interval.seconds=1"]
     for alias, broker in clusters.items():
         lines.append(f"{alias}.offset.flush.interval.ms=1000")
+        # The herder's own clients read <alias>.<key>; the connectors' clients read <alias>.producer.*
+        # and <alias>.consumer.* (MirrorConnectorConfig's layering).
         lines += [f"{alias}.{k}={v}" for k, v in broker.client_overrides.items()]
+        lines += [f"{alias}.{role}.{k}={v}" for k, v in broker.client_overrides.items()
+                  for role in ("producer", "consumer")]
     return "\n".join(lines) + "\n"
+
+
+def offset_syncs(bootstrap: str, topic: str = "mm2-offset-syncs.B.internal", idle: float = 1.0) -> list[OffsetSync]:
+    """The offset syncs of `topic`, decoded with their headers (our writer's link, see formats)."""
+    return [OffsetSync.decode(m.key() or b"", m.value() or b"", m.headers()) for m in read_messages(bootstrap, topic,
+                                                                                                    idle)]
+
+
+def sync_store(syncs: list[OffsetSync], topic: str) -> OffsetSyncStore:
+    """An OffsetSyncStore holding the syncs of one source topic, read to the end."""
+    store = OffsetSyncStore()
+    for sync in syncs:
+        if sync.topic == topic:
+            store.add(sync)
+    store.start()
+    return store

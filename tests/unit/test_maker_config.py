@@ -7,8 +7,10 @@ from pathlib import Path
 
 import pytest
 
+from connectors.mirror.config import CHECKPOINT, HEARTBEAT, SOURCE, MirrorConfig
 from connectors.mirror.maker_config import Flow, MirrorMakerConfig, load
 from pyconnect.config.properties import ConfigFileError, parse_properties
+from pyconnect.config.worker import WorkerConfig
 
 SAMPLE = """# Apache's connect-mirror-maker.properties, trimmed
 clusters = A, B
@@ -86,7 +88,7 @@ def test_missing_bootstrap_and_quoted_pattern_warning(caplog: pytest.LogCaptureF
         mm2(SAMPLE.replace("clusters = A, B", "clusters = A, B, C"))
     with caplog.at_level(logging.WARNING):
         mm2(SAMPLE + 'A->B.topics = "orders.*"\nmystery.key = 1\n')
-    assert "wrapped in quotes" in caplog.text and "unknown key 'mystery.key'" in caplog.text
+    assert "wrapped in quotes" in caplog.text and "top-level key 'mystery.key' is not used" in caplog.text
 
 
 def test_config_providers(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -102,3 +104,144 @@ def test_config_providers(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> No
     with pytest.raises(ConfigFileError) as err:
         load(path)
     assert "B.sasl.jaas.config: environment variable NOT_SET_ANYWHERE is not set" in str(err.value)
+
+
+# Issue 12 item 2: mm2.properties means what Java's MirrorMakerConfig makes of it ---------------
+
+TLS = """clusters = A, B
+A.bootstrap.servers = a:9093
+B.bootstrap.servers = b:9093
+A->B.enabled = true
+security.protocol = SSL
+ssl.truststore.location = /certs/ca.pem
+ssl.truststore.type = PEM
+sasl.mechanism = PLAIN
+"""
+DEFS = {"MirrorSourceConnector": SOURCE, "MirrorCheckpointConnector": CHECKPOINT,
+        "MirrorHeartbeatConnector": HEARTBEAT}
+
+
+def test_top_level_tls_reaches_every_client() -> None:
+    cfg = mm2(TLS)
+    for flow in (Flow("A", "B"), Flow("B", "A")):
+        worker = WorkerConfig(cfg.worker_config(flow))
+        clients = [worker.client_config(role) for role in ("producer", "consumer", "admin")]  # internal topics
+        clients += [worker.client_config("admin", "admin."), worker.task_client_config("producer"),
+                    worker.task_client_config("consumer")]
+        for name, definition in DEFS.items():
+            connector = MirrorConfig(definition, cfg.connector_config(flow, name))
+            clients += [connector.client(side, role) for side in ("source", "target")
+                        for role in ("producer", "consumer", "admin")]
+        for conf in clients:
+            assert conf["security.protocol"] == "SSL" and conf["ssl.ca.location"] == "/certs/ca.pem", conf
+            assert conf["sasl.mechanisms"] == "PLAIN", conf
+
+
+def test_top_level_bootstrap_applies_to_every_cluster() -> None:
+    cfg = mm2("clusters = A, B\nbootstrap.servers = shared:9092\nB.bootstrap.servers = b:9092\n")
+    assert cfg.worker_config(Flow("B", "A"))["bootstrap.servers"] == "shared:9092"
+    assert cfg.worker_config(Flow("A", "B"))["bootstrap.servers"] == "b:9092", "the cluster's own wins"
+    source = MirrorConfig(SOURCE, cfg.connector_config(Flow("A", "B"), "MirrorSourceConnector"))
+    assert source.client("source", "consumer")["bootstrap.servers"] == "shared:9092"
+    assert source.client("target", "admin")["bootstrap.servers"] == "b:9092"
+
+
+def test_top_level_worker_keys_override_cluster_values() -> None:
+    cfg = mm2(SAMPLE + "B.offset.storage.topic = b-offsets\noffset.storage.topic = all-offsets\n"
+              "B.key.converter = B.Conv\nkey.converter = Top.Conv\nB.task.shutdown.graceful.timeout.ms = 1\n"
+              "task.shutdown.graceful.timeout.ms = 2\nB.replication.policy.separator = _\n"
+              "replication.policy.separator = __\nB.status.storage.topic = b-status\n")
+    worker = cfg.worker_config(Flow("A", "B"))
+    assert worker["offset.storage.topic"] == "all-offsets" and worker["key.converter"] == "Top.Conv"
+    assert worker["task.shutdown.graceful.timeout.ms"] == "2" and worker["replication.policy.separator"] == "__"
+    assert worker["status.storage.topic"] == "b-status", "no top-level value: the cluster's own stays"
+
+
+def test_connector_clients_layer_as_mirror_connector_config() -> None:
+    cfg = mm2(SAMPLE + "A.linger.ms = 5\nA.consumer.enable.auto.commit = true\nA->B.consumer.fetch.min.bytes = 7\n"
+              "A->B.producer.acks = 1\nA->B.consumer.poll.timeout.ms = 250\nA->B.admin.timeout.ms = 9000\n")
+    raw = cfg.connector_config(Flow("A", "B"), "MirrorSourceConnector")
+    assert raw["source.cluster.linger.ms"] == "5", "non-client cluster settings stay in the connector config"
+    source = MirrorConfig(SOURCE, raw)
+    producer = source.client("source", "producer")  # offset syncs
+    assert "linger.ms" not in producer, "only bootstrap/security/SSL/SASL come from source.cluster.*"
+    assert producer["acks"] == "1" and source.client("target", "producer")["acks"] == "1"
+    consumer = source.client("source", "consumer")
+    assert consumer["enable.auto.commit"] == "false", "forced, as MirrorConnectorConfig does"
+    assert consumer["fetch.min.bytes"] == "7" and source.client("target", "consumer")["fetch.min.bytes"] == "7"
+    assert consumer["auto.offset.reset"] == "earliest"
+    for side in ("source", "target"):
+        assert "group.id" not in source.client(side, "consumer"), "Kafka sets no group.id on these consumers"
+        assert "poll.timeout.ms" not in source.client(side, "consumer")
+        assert "timeout.ms" not in source.client(side, "admin")
+
+
+def test_top_level_connector_settings_are_passed_on(caplog: pytest.LogCaptureFixture) -> None:
+    extra = ("errors.tolerance = all\nerrors.log.enable = true\ntransforms = \nkey.converter = K\n"
+             "header.converter = H\ntasks.max.enforce = false\nssl.endpoint.identification.algorithm = \n"
+             "transforms.t.type = org.example.T\nlinger.ms = 5\n")
+    with caplog.at_level(logging.WARNING):
+        cfg = mm2(SAMPLE + extra)
+    for name in DEFS:
+        config = cfg.connector_config(Flow("A", "B"), name)
+        for key in ("errors.tolerance", "errors.log.enable", "transforms", "key.converter", "header.converter",
+                    "tasks.max.enforce", "ssl.endpoint.identification.algorithm"):
+            assert key in config, (name, key)
+        assert "transforms.t.type" not in config and "linger.ms" not in config, "Kafka passes exact names only"
+    for key in ("errors.tolerance", "transforms'", "key.converter", "tasks.max.enforce"):
+        assert f"key '{key}" not in caplog.text, key
+    assert "mm2.properties:24: top-level key 'transforms.t.type' is not used" in caplog.text
+    assert "mm2.properties:25: top-level key 'linger.ms' is not used" in caplog.text
+
+
+def test_flags_with_trailing_whitespace_are_false_as_in_java(caplog: pytest.LogCaptureFixture) -> None:
+    text = SAMPLE.replace("A->B.enabled = true", "A->B.enabled = true ") + "emit.heartbeats.enabled = false\n"
+    with caplog.at_level(logging.WARNING):
+        cfg = mm2(text)
+    assert cfg.flows == [], "Boolean.parseBoolean('true ') is false: no herder"
+    assert "mm2.properties:5: A->B.enabled = 'true ' is false" in caplog.text
+    caplog.clear()
+    with caplog.at_level(logging.WARNING):
+        cfg = mm2(SAMPLE + "emit.heartbeats.enabled = TRUE\t\n")
+    assert [str(f) for f in cfg.flows] == ["A->B"], "global heartbeats read as false"
+    assert "mm2.properties:17: emit.heartbeats.enabled = 'TRUE\\t' is false" in caplog.text
+
+
+def test_empty_list_items_as_java_list(caplog: pytest.LogCaptureFixture) -> None:
+    with pytest.raises(ConfigFileError) as err:
+        mm2(SAMPLE.replace("clusters = A, B", "clusters = A, B,"))
+    assert str(err.value).startswith("mm2.properties:2: clusters: empty cluster alias")
+    with caplog.at_level(logging.WARNING):
+        cfg = mm2(SAMPLE.replace("A->B.topics = .*", "A->B.topics = orders, , payments"))
+    assert "mm2.properties:6: A->B.topics: the list 'orders, , payments' has an empty item" in caplog.text
+    assert cfg.connector_config(Flow("A", "B"), "MirrorSourceConnector")["topics"] == "orders, , payments"
+
+
+def test_top_level_security_protocol_is_checked() -> None:
+    with pytest.raises(ConfigFileError) as err:
+        mm2(SAMPLE + "security.protocol = TLS\n")
+    assert str(err.value).startswith("mm2.properties:17: security.protocol: Invalid value TLS")
+    assert mm2(SAMPLE + "security.protocol = sasl_ssl\n").values["security.protocol"] == "sasl_ssl"
+
+
+def test_worker_errors_name_the_files_line() -> None:
+    from connectors.mirror.maker import build_workers
+
+    with pytest.raises(ConfigFileError) as err:
+        build_workers(mm2(SAMPLE + "B.status.storage.partitions = 0\n"), "http://127.0.0.1:0")
+    assert str(err.value).startswith("mm2.properties:17: status.storage.partitions:")
+
+
+def test_clients_trim_values_as_java_configdef_but_not_passwords() -> None:
+    cfg = mm2(SAMPLE + "A.security.protocol = SSL \nA.ssl.truststore.location = /ca.pem \nA.ssl.key.password = pw \n"
+              "A.ssl.keystore.location = /k.p12\n")
+    consumer = MirrorConfig(SOURCE, cfg.connector_config(Flow("A", "B"), "MirrorSourceConnector")).client(
+        "source", "consumer")
+    assert consumer["security.protocol"] == "SSL" and consumer["ssl.ca.location"] == "/ca.pem"
+    assert consumer["ssl.key.password"] == "pw ", "PASSWORD values are not trimmed by Java's ConfigDef"
+
+
+def test_connector_list_settings_keep_empty_items_as_java() -> None:
+    raw = mm2(SAMPLE.replace("A->B.topics = .*", "A->B.topics = a,,b")).connector_config(
+        Flow("A", "B"), "MirrorSourceConnector")
+    assert MirrorConfig(SOURCE, raw)["topics"] == ["a", "", "b"]

@@ -36,8 +36,7 @@ class _Err:
 def _writer(max_lag: int) -> tuple[OffsetSyncWriter, list[tuple[int, int]]]:
     sent: list[tuple[int, int]] = []
 
-    def send(k: bytes, v: bytes) -> None:
-        s = OffsetSync.decode(k, v)
+    def send(s: OffsetSync) -> None:
         sent.append((s.upstream_offset, s.downstream_offset))
     return OffsetSyncWriter(send, max_lag), sent
 

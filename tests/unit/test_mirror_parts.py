@@ -2,7 +2,11 @@ from __future__ import annotations
 
 import pytest
 
-from connectors.mirror.filters import DEFAULT_TOPICS, DEFAULT_TOPICS_EXCLUDE, TopicFilter, compile_list
+from connectors.mirror.filters import (
+    DEFAULT_TOPICS_EXCLUDE,
+    DefaultTopicFilter,
+    compile_list,
+)
 from connectors.mirror.formats import Checkpoint, Heartbeat, OffsetSync
 from connectors.mirror.offset_sync_writer import OffsetSyncWriter
 from connectors.mirror.policy import DefaultReplicationPolicy, IdentityReplicationPolicy, load_policy
@@ -56,23 +60,28 @@ def test_identity_policy() -> None:
 
 
 def test_unknown_policy_class() -> None:
-    with pytest.raises(ValueError, match="Unknown replication policy class com.x.Nope"):
+    with pytest.raises(ValueError, match=r"Class com.x.Nope could not be found\."):
         load_policy("com.x.Nope", {})
+    with pytest.raises(ValueError, match="tests.unit.test_mirror_parts.DefaultTopicFilter is not an instance of "
+                                         "connectors.mirror.policy.ReplicationPolicy"):
+        load_policy("tests.unit.test_mirror_parts.DefaultTopicFilter", {})
 
 
 def test_filters_full_match_and_defaults() -> None:
-    f = TopicFilter(DEFAULT_TOPICS, DEFAULT_TOPICS_EXCLUDE)
-    assert f.accepts("orders") and not f.accepts("x.internal") and not f.accepts("x-internal")
-    assert not f.accepts("a.replica") and not f.accepts("__consumer_offsets")
-    g = TopicFilter(["ord"], [])
-    assert not g.accepts("orders"), "whole-name match"
-    assert not TopicFilter([], []).accepts("x"), "empty list matches nothing"
+    f = DefaultTopicFilter()
+    f.configure({})
+    assert f.should_replicate_topic("orders") and not f.should_replicate_topic("x.internal")
+    assert not f.should_replicate_topic("x-internal")
+    assert not f.should_replicate_topic("a.replica") and not f.should_replicate_topic("__consumer_offsets")
+    g = DefaultTopicFilter(["ord"], [])
+    assert not g.should_replicate_topic("orders"), "whole-name match"
+    assert not DefaultTopicFilter([], []).should_replicate_topic("x"), "empty list matches nothing"
     with pytest.raises(ValueError, match="invalid regular expression"):
         compile_list(["(unclosed"])
 
 
 def test_cycle_detection_and_selection() -> None:
-    sel = TopicSelector(DefaultReplicationPolicy(), TopicFilter([".*"], DEFAULT_TOPICS_EXCLUDE), "B")
+    sel = TopicSelector(DefaultReplicationPolicy(), DefaultTopicFilter([".*"], DEFAULT_TOPICS_EXCLUDE), "B")
     assert sel.should_replicate("orders")
     assert not sel.should_replicate("B.orders"), "came from the target: a cycle"
     assert not sel.should_replicate("C.B.orders")
@@ -83,7 +92,7 @@ def test_cycle_detection_and_selection() -> None:
 
 def test_sync_writer_rules() -> None:
     sent: list[OffsetSync] = []
-    w = OffsetSyncWriter(lambda k, v: sent.append(OffsetSync.decode(k, v)), max_lag=3)
+    w = OffsetSyncWriter(sent.append, max_lag=3)
     w.record("t", 0, 0, 100)  # first record: immediate
     w.record("t", 0, 1, 101)  # held back
     w.record("t", 0, 2, 102)
@@ -109,3 +118,14 @@ def test_task_split_round_robin() -> None:
     assert [cfg["task.assigned.partitions"] for cfg in configs] == ["a-0,a-2,b-x-1", "a-1,b-x-0"]
     assert parse_partitions(configs[0]["task.assigned.partitions"]) == [("a", 0), ("a", 2), ("b-x", 1)]
     assert len(c.task_configs(10)) == 5
+
+
+def test_connect_per_connector_overrides_stay_out_of_mm2_clients() -> None:
+    """`producer.override.*` is Connect's (the worker applies it); MM2's `producer.*` layering must not
+    hand it to librdkafka, which refuses unknown properties (the Java client only ignores them)."""
+    from connectors.mirror.client_config import client_settings
+
+    raw = {"target.cluster.bootstrap.servers": "b:9092", "producer.override.max.request.size": "3000000",
+           "producer.linger.ms": "5"}
+    conf = client_settings(raw, "target", "producer")
+    assert conf["linger.ms"] == "5" and not any(k.startswith("override.") for k in conf)

@@ -1,0 +1,60 @@
+"""The keys every connector has (Connect's ConnectorConfig), validated under each plugin's own."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pyconnect.api.config import (
+    ConfigDef,
+    ConfigKey,
+    ConfigType,
+    Importance,
+    at_least,
+    non_empty_string_without_control_chars,
+)
+from pyconnect.config.worker import converter_class, header_converter_class
+
+
+def not_implemented_unless(default: Any, feature: str) -> Any:
+    """A validator accepting only `default` (what the runtime does today) for a Connect feature it lacks."""
+    def check(_name: str, value: Any) -> str | None:
+        if value == default or (isinstance(value, list) and not [v for v in value if v]):
+            return None
+        return f"{feature}: not supported by this runtime yet; remove the setting or leave it at its default"
+    return check
+
+
+# Keys every connector has (Connect's ConnectorConfig), merged under each plugin's own definition.
+COMMON = ConfigDef([
+    ConfigKey("name", ConfigType.STRING, importance=Importance.HIGH, group="Common", order=1,
+              documentation="Globally unique name to use for this connector.",
+              validator=non_empty_string_without_control_chars),
+    ConfigKey("connector.class", ConfigType.STRING, importance=Importance.HIGH, group="Common", order=2,
+              documentation="Name or alias of the class for this connector."),
+    ConfigKey("tasks.max", ConfigType.INT, 1, Importance.HIGH, "Maximum number of tasks to use for this connector.",
+              group="Common", order=3, validator=at_least(1)),
+    ConfigKey("key.converter", ConfigType.CLASS, None, Importance.LOW, group="Common", order=4,
+              validator=converter_class),
+    ConfigKey("value.converter", ConfigType.CLASS, None, Importance.LOW, group="Common", order=5,
+              validator=converter_class),
+    ConfigKey("header.converter", ConfigType.CLASS, None, Importance.LOW, group="Common", order=6,
+              validator=header_converter_class),
+    # Connect's transformation, predicate and error-handling keys: refused until the runtime applies
+    # them, so that a config never looks accepted while it is ignored.
+    ConfigKey("transforms", ConfigType.LIST, [], Importance.LOW, group="Transforms", order=1,
+              validator=not_implemented_unless([], "Transformations")),
+    ConfigKey("predicates", ConfigType.LIST, [], Importance.LOW, group="Predicates", order=1,
+              validator=not_implemented_unless([], "Predicates")),
+    ConfigKey("errors.tolerance", ConfigType.STRING, "none", Importance.MEDIUM, group="Error Handling", order=3,
+              validator=not_implemented_unless("none", "errors.tolerance=all")),
+    ConfigKey("errors.retry.timeout", ConfigType.LONG, 0, Importance.MEDIUM, group="Error Handling", order=1,
+              validator=not_implemented_unless(0, "Retrying failed operations (errors.retry.timeout)")),
+    ConfigKey("errors.deadletterqueue.topic.name", ConfigType.STRING, "", Importance.MEDIUM,
+              group="Error Handling", order=6, validator=not_implemented_unless("", "Dead letter queues")),
+])
+
+
+def common_errors(config_def: ConfigDef, config: dict[str, Any] | Any) -> list[str]:
+    """Errors of the common keys a plugin does not define itself, as `key: message` lines."""
+    return [f"{name}: {msg}" for name, value in COMMON.validate_all(config).items()
+            if name not in config_def.keys for msg in value.errors]
