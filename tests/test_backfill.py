@@ -56,7 +56,7 @@ def backfill_cli(tmp_path: Path, worker: dict[str, str], connector: dict[str, st
     wp = write_properties(tmp_path / "worker.properties", worker)
     cp = write_properties(tmp_path / "connector.properties", connector)
     log = open(tmp_path / "backfill.log", "ab")  # noqa: SIM115 - owned by the child
-    return subprocess.Popen([sys.executable, "-m", "pyconnect", "backfill", str(wp), str(cp), *extra],
+    return subprocess.Popen([sys.executable, "-m", "replikafka", "backfill", str(wp), str(cp), *extra],
                             stdout=log, stderr=subprocess.STDOUT, cwd=REPO, start_new_session=True,
                             env={**os.environ, "PYTHONPATH": str(REPO)})
 

@@ -18,7 +18,7 @@ from tests.test_worker_cluster import all_running, sequence_connector, status
 
 def run_worker(path: Path) -> tuple[int, str, float]:
     started = time.monotonic()
-    proc = subprocess.run([sys.executable, "-m", "pyconnect", "distributed", str(path)], cwd=REPO,
+    proc = subprocess.run([sys.executable, "-m", "replikafka", "distributed", str(path)], cwd=REPO,
                           capture_output=True, text=True, timeout=60)
     return proc.returncode, proc.stderr, time.monotonic() - started
 

@@ -10,7 +10,7 @@ from tests.harness.workers import REPO
 
 
 def test_demo_runs_and_exits_zero() -> None:
-    proc = subprocess.run([sys.executable, "-m", "pyconnect", "demo", "--duration", "8"], cwd=REPO,
+    proc = subprocess.run([sys.executable, "-m", "replikafka", "demo", "--duration", "8"], cwd=REPO,
                           capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert "REST API: http://127.0.0.1:" in proc.stdout and "/A/B/connectors" in proc.stdout

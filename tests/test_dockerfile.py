@@ -43,6 +43,6 @@ def test_structure_user_jre_modes_and_health() -> None:
     assert "/health" in health
     # The modes the entrypoint accepts exist in the CLI.
     for mode in ("distributed", "mirror-maker"):
-        out = subprocess.run([sys.executable, "-m", "pyconnect", mode, "--help"], capture_output=True, text=True,
+        out = subprocess.run([sys.executable, "-m", "replikafka", mode, "--help"], capture_output=True, text=True,
                              cwd=ROOT)
         assert out.returncode == 0, out.stderr

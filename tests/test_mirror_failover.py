@@ -68,7 +68,7 @@ def first_records_from_group(bootstrap: str, group: str, topic: str) -> dict[int
 
 
 def cli(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "pyconnect", "offsets", "translate", *args], cwd=REPO,
+    return subprocess.run([sys.executable, "-m", "replikafka", "offsets", "translate", *args], cwd=REPO,
                           capture_output=True, text=True, timeout=60)
 
 

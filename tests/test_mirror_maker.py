@@ -43,7 +43,7 @@ def test_apache_style_file_runs_unchanged(tmp_path: Path, broker: Broker, broker
     port = free_port()
     path = mm2_file(tmp_path / "mm2.properties", broker, broker_b, port, prefix)
     log = open(tmp_path / "mm.log", "wb")  # noqa: SIM115 - owned by the child
-    proc = subprocess.Popen([sys.executable, "-m", "pyconnect", "mirror-maker", str(path)], cwd=REPO, stdout=log,
+    proc = subprocess.Popen([sys.executable, "-m", "replikafka", "mirror-maker", str(path)], cwd=REPO, stdout=log,
                             stderr=subprocess.STDOUT)
     try:
         wait_for(lambda: len(read_to_end(broker_b.bootstrap, f"A.{prefix}1")) == 500, 90, f"A.{prefix}1 on B")
@@ -81,7 +81,7 @@ def test_bad_files_exit_with_one_line(tmp_path: Path, broker: Broker, broker_b: 
             ("malformed", good + "justaword\n", "justaword: malformed line")):
         path = tmp_path / f"{name}.properties"
         path.write_text(text)
-        proc = subprocess.run([sys.executable, "-m", "pyconnect", "mirror-maker", str(path)], cwd=REPO,
+        proc = subprocess.run([sys.executable, "-m", "replikafka", "mirror-maker", str(path)], cwd=REPO,
                               capture_output=True, text=True, timeout=60)
         errors = [line for line in proc.stderr.splitlines() if line.startswith("error:")]
         assert proc.returncode != 0 and len(errors) == 1, (name, proc.stderr[-1000:])
@@ -110,7 +110,7 @@ def test_sasl_cluster_with_password_from_file(tmp_path: Path) -> None:
                     + "".join(f"{alias}.{line}\n" for alias in "AB" for line in sasl.splitlines())
                     + f"A->B.enabled = true\nA->B.topics = {topic}\nlisteners=http://127.0.0.1:{port}\n")
     log = open(tmp_path / "mm.log", "wb")  # noqa: SIM115 - owned by the child
-    proc = subprocess.Popen([sys.executable, "-m", "pyconnect", "mirror-maker", str(path)], cwd=REPO, stdout=log,
+    proc = subprocess.Popen([sys.executable, "-m", "replikafka", "mirror-maker", str(path)], cwd=REPO, stdout=log,
                             stderr=subprocess.STDOUT)
     try:
         wait_for(lambda: httpx.get(f"http://127.0.0.1:{port}/A/B/connectors", timeout=5).status_code == 200, 60,

@@ -142,7 +142,7 @@ def test_top_level_tls_replicates_and_checkpoints(tls_clusters: TlsClusters, tmp
     path = tmp_path / "mm2.properties"
     path.write_text(mm2_text(c, topic, group, c.ca.ca_path, free_port()))
     log = open(tmp_path / "mm.log", "wb")  # noqa: SIM115 - owned by the child
-    proc = subprocess.Popen([sys.executable, "-m", "pyconnect", "mirror-maker", str(path)], cwd=REPO, stdout=log,
+    proc = subprocess.Popen([sys.executable, "-m", "replikafka", "mirror-maker", str(path)], cwd=REPO, stdout=log,
                             stderr=subprocess.STDOUT)
     try:
         copied = wait_for(lambda: complete(read_all(c, c.b.bootstrap, f"A.{topic}", RECORDS)), 45,

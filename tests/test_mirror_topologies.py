@@ -32,7 +32,7 @@ class MirrorMakerProcess:
     def __init__(self, path: Path, log: Path, *extra: str) -> None:
         self.port = free_port()
         self.log = open(log, "ab")  # noqa: SIM115 - owned by the child
-        self.proc = subprocess.Popen([sys.executable, "-m", "pyconnect", "mirror-maker", str(path), "--listeners",
+        self.proc = subprocess.Popen([sys.executable, "-m", "replikafka", "mirror-maker", str(path), "--listeners",
                                       f"http://127.0.0.1:{self.port}", *extra], cwd=REPO, stdout=self.log,
                                      stderr=subprocess.STDOUT)
 

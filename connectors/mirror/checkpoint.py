@@ -17,7 +17,7 @@ from connectors.mirror.offset_sync_store import OffsetSyncStore
 from connectors.mirror.topics import TopicSelector
 from pyconnect.api import ConfigDef, ConfigValue, SourceConnector, SourceRecord, SourceTask
 from pyconnect.kafka.admin import Admin, Committed, TopicSpec
-from pyconnect.storage.log import KafkaLog
+from pyconnect.kafka.topic_log import KafkaLog
 
 log = logging.getLogger(__name__)
 

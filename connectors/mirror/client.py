@@ -9,7 +9,7 @@ from collections.abc import Mapping
 from connectors.mirror.formats import Checkpoint
 from connectors.mirror.policy import DefaultReplicationPolicy, ReplicationPolicy
 from pyconnect.kafka.admin import Admin
-from pyconnect.storage.log import KafkaLog
+from pyconnect.kafka.topic_log import KafkaLog
 
 
 def all_sources(policy: ReplicationPolicy, topic: str) -> set[str]:

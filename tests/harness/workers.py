@@ -77,7 +77,7 @@ class WorkerProcess:
     def start(self) -> WorkerProcess:
         log = open(self.log_path, "ab")  # noqa: SIM115 - owned by the child process
         env = {**os.environ, "PYTHONPATH": str(REPO)}
-        self.process = subprocess.Popen([sys.executable, "-m", "pyconnect", "distributed", str(self.config_path)],
+        self.process = subprocess.Popen([sys.executable, "-m", "replikafka", "distributed", str(self.config_path)],
                                         stdout=log, stderr=subprocess.STDOUT, cwd=REPO, env=env)
         return self
 

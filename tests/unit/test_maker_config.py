@@ -225,7 +225,7 @@ def test_top_level_security_protocol_is_checked() -> None:
 
 
 def test_worker_errors_name_the_files_line() -> None:
-    from connectors.mirror.maker import build_workers
+    from replikafka.mirror_maker import build_workers
 
     with pytest.raises(ConfigFileError) as err:
         build_workers(mm2(SAMPLE + "B.status.storage.partitions = 0\n"), "http://127.0.0.1:0")

@@ -11,11 +11,11 @@ import threading
 from collections.abc import Sequence
 from types import FrameType
 
-from pyconnect import backfill_cli, offsets_cli
 from pyconnect.config.properties import ConfigFileError, load_properties
 from pyconnect.config.worker import load_worker_config
 from pyconnect.kafka.clients import KafkaClientError
 from pyconnect.runtime.worker import Worker
+from replikafka import backfill_cli, offsets_cli
 
 log = logging.getLogger("pyconnect")
 
@@ -53,8 +53,8 @@ def startup_error(path: str, exc: Exception) -> int:
 
 def run_mirror_maker(path: str, clusters: list[str] | None, listeners: str | None = None) -> int:
     """Dedicated MirrorMaker 2: one herder per flow of the file, REST per flow under /{source}/{target}."""
-    from connectors.mirror.maker import MirrorMaker
     from connectors.mirror.maker_config import load
+    from replikafka.mirror_maker import MirrorMaker
 
     try:
         maker = MirrorMaker(load(path, clusters), listeners)
@@ -115,7 +115,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command == "backfill":
         return backfill_cli.run(args)
     if args.command == "demo":
-        from pyconnect.demo import run_demo
+        from replikafka.demo import run_demo
 
         return run_demo(args.duration)
     return 2

@@ -55,8 +55,8 @@ def _replicated(url: str) -> dict[str, int]:
 
 
 def run_demo(duration: float = 0.0, out: TextIO = sys.stdout) -> int:
-    from connectors.mirror.maker import MirrorMaker
     from connectors.mirror.maker_config import MirrorMakerConfig
+    from replikafka.mirror_maker import MirrorMaker
 
     stop = threading.Event()
 

@@ -1,5 +1,0 @@
-import sys
-
-from pyconnect.cli import main
-
-sys.exit(main())

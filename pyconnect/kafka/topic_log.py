@@ -1,0 +1,146 @@
+"""A compacted topic read from its start on a background thread, with read-to-end (Connect's
+KafkaBasedLog): the base of the worker's internal stores (pyconnect.storage) and of what the MM2
+connectors read whole (offset syncs, checkpoints, heartbeats)."""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable, Mapping
+from concurrent.futures import Future
+from typing import Any
+
+from pyconnect.kafka.clients import (
+    OFFSET_BEGINNING,
+    KafkaError,
+    assign,
+    end_offsets,
+    new_consumer,
+    new_producer,
+    positions,
+    produce,
+)
+
+log = logging.getLogger(__name__)
+
+RecordCallback = Callable[[bytes | None, bytes | None, int, int], None]
+# Headers as the client hands them out: a list of (name, value) pairs, or None.
+HeadersCallback = Callable[[bytes | None, bytes | None, Any], None]
+
+
+class KafkaLog:
+    """A Log over a real Kafka topic."""
+
+    def __init__(self, topic: str, partitions: int, producer_conf: Mapping[str, str],
+                 consumer_conf: Mapping[str, str]) -> None:
+        self.topic = topic
+        self.partitions = partitions
+        # murmur2 on the key like Java's default partitioner, so keys land where Connect puts them.
+        self._producer = new_producer({"partitioner": "murmur2_random", "acks": "all",
+                                       "enable.idempotence": "true", **producer_conf})
+        self._consumer = new_consumer(consumer_conf)
+        self._on_record: RecordCallback | None = None
+        self._on_headers: HeadersCallback | None = None
+        self._thread: threading.Thread | None = None
+        self._stopping = threading.Event()
+        self._requests: list[Future[None]] = []
+        self._lock = threading.Lock()
+
+    def start(self, on_record: RecordCallback, timeout: float = 60.0) -> None:
+        self._on_record = on_record
+        assign(self._consumer, [(self.topic, p, OFFSET_BEGINNING) for p in range(self.partitions)])
+        self._thread = threading.Thread(target=self._run, name=f"log-{self.topic}", daemon=True)
+        self._thread.start()
+        self.read_to_end(timeout)
+
+    def start_with_headers(self, on_record: HeadersCallback, timeout: float = 60.0) -> None:
+        """As `start`, handing the callback each record's key, value and headers (offset syncs carry one)."""
+        self._on_headers = on_record
+        self.start(lambda _k, _v, _p, _o: None, timeout)
+
+    def stop(self) -> None:
+        self._stopping.set()
+        if self._thread is not None:
+            self._thread.join(10)
+        self._producer.flush(10)
+        self._consumer.close()
+
+    def send(self, key: bytes, value: bytes | None, partition: int | None = None) -> Future[None]:
+        fut: Future[None] = Future()
+
+        def on_delivery(err: KafkaError | None, _msg: object) -> None:
+            if err is not None:
+                fut.set_exception(RuntimeError(f"write to {self.topic} failed: {err.str()}"))
+            else:
+                fut.set_result(None)
+
+        produce(self._producer, self.topic, value, key=key, partition=partition, on_delivery=on_delivery)
+        self._producer.poll(0)
+        return fut
+
+    def flush(self, timeout: float = 30.0) -> None:
+        remaining = self._producer.flush(timeout)
+        if remaining:
+            raise TimeoutError(f"{remaining} write(s) to {self.topic} not acknowledged within {timeout}s")
+
+    def read_to_end(self, timeout: float = 30.0) -> None:
+        fut: Future[None] = Future()
+        with self._lock:
+            self._requests.append(fut)
+        try:
+            fut.result(timeout)
+        except TimeoutError:
+            raise TimeoutError(f"could not read {self.topic} to its end within {timeout}s") from None
+
+    # reader thread ---------------------------------------------------------------------------
+
+    def _run(self) -> None:
+        position = dict.fromkeys(range(self.partitions), 0)
+        pending: list[tuple[Future[None], dict[int, int]]] = []
+        while not self._stopping.is_set():
+            with self._lock:
+                new, self._requests = self._requests, []
+            for fut in new:
+                try:
+                    pending.append((fut, end_offsets(self._consumer, self.topic, range(self.partitions))))
+                except Exception as exc:  # broker unreachable: the caller sees it
+                    fut.set_exception(exc)
+            try:
+                self._poll_once(position, 0.05 if pending else 0.2)
+            except Exception:
+                log.exception("error while reading %s", self.topic)
+                time.sleep(0.5)
+            if pending:
+                for p, pos in positions(self._consumer, self.topic, range(self.partitions)).items():
+                    position[p] = max(position[p], pos)
+            still: list[tuple[Future[None], dict[int, int]]] = []
+            for fut, ends in pending:
+                if all(position[p] >= end for p, end in ends.items()):
+                    fut.set_result(None)
+                else:
+                    still.append((fut, ends))
+            pending = still
+        for fut, _ in pending:
+            fut.set_exception(RuntimeError(f"log {self.topic} stopped"))
+
+    def _poll_once(self, positions: dict[int, int], timeout: float) -> None:
+        self._producer.poll(0)
+        messages = self._consumer.consume(500, timeout)
+        callback = self._on_record
+        for msg in messages:
+            err = msg.error()
+            if err is not None:
+                if err.code() != KafkaError._PARTITION_EOF:
+                    log.warning("error reading %s: %s", self.topic, err.str())
+                continue
+            partition, offset = msg.partition() or 0, msg.offset() or 0
+            positions[partition] = offset + 1
+            if callback is not None:
+                try:
+                    if self._on_headers is not None:
+                        self._on_headers(msg.key(), msg.value(), msg.headers())
+                        continue
+                    callback(msg.key(), msg.value(), partition, offset)
+                except Exception:
+                    log.exception("store callback failed on %s-%d@%d", self.topic, partition, offset)

@@ -1,0 +1,5 @@
+import sys
+
+from replikafka.cli import main
+
+sys.exit(main())
