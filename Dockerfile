@@ -12,6 +12,7 @@ COPY pyproject.toml README.md ./
 COPY pyconnect ./pyconnect
 COPY connectors ./connectors
 COPY rest ./rest
+COPY replikafka ./replikafka
 COPY examples ./examples
 # DL3013: this installs the repository itself ('.'), whose dependency ranges live in pyproject.toml.
 # hadolint ignore=DL3013
