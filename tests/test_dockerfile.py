@@ -46,3 +46,15 @@ def test_structure_user_jre_modes_and_health() -> None:
         out = subprocess.run([sys.executable, "-m", "replikafka", mode, "--help"], capture_output=True, text=True,
                              cwd=ROOT)
         assert out.returncode == 0, out.stderr
+
+
+def test_every_installed_package_is_copied_into_the_build_stage() -> None:
+    """The wheel is built from what the build stage copies: a package left out breaks the image."""
+    import tomllib
+
+    from dockerfile_parse import DockerfileParser
+
+    packages = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"]["find"]
+    copied = {i["value"].split()[0] for i in DockerfileParser(path=str(ROOT / "Dockerfile")).structure
+              if i["instruction"] == "COPY" and "--from" not in i["value"]}
+    assert {p.rstrip("*") for p in packages["include"]} <= copied
