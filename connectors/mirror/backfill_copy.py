@@ -25,7 +25,9 @@ from pyconnect.kafka.clients import (
     new_bulk_producer,
     new_consumer,
     new_producer,
+    positional_produce,
     positions,
+    produce,
 )
 
 log = logging.getLogger(__name__)
@@ -184,7 +186,7 @@ def _advance(state: _Cursor, upstream: int) -> None:
 
 def _copy(consumer: Any, producer: Any, spec: CopySpec, state: _Cursor, name: str, failures: list[str],
           on_flush: Any) -> int:
-    produce, remote, partition, end = producer.produce, spec.remote_topic, spec.partition, spec.end
+    produce_, remote, partition, end = positional_produce(producer), spec.remote_topic, spec.partition, spec.end
     copied = since_flush = 0
     for msgs in _messages(consumer, spec, name):
         for m in msgs:
@@ -196,8 +198,8 @@ def _copy(consumer: Any, producer: Any, spec: CopySpec, state: _Cursor, name: st
             _advance(state, offset)
             while True:
                 try:
-                    produce(remote, m.value(), m.key(), partition, timestamp=m.timestamp()[1],
-                            headers=m.headers())
+                    # No callback of its own: failures reach the bulk producer's `on_failure`.
+                    produce_(remote, m.value(), m.key(), partition, None, None, m.timestamp()[1], m.headers())
                     break
                 except BufferError:
                     producer.poll(0.05)
@@ -229,7 +231,7 @@ def _write_syncs(producer: Any, spec: CopySpec, syncs: list[OffsetSync], result:
         syncs.clear()
         return
     for sync in syncs:
-        producer.produce(spec.syncs_topic, sync.value(), sync.key(), 0, headers=sync.headers())
+        produce(producer, spec.syncs_topic, sync.value(), key=sync.key(), partition=0, headers=sync.headers())
     if producer.flush(60):
         raise RangeCopyError(f"offset syncs for {spec.topic}-{spec.partition} were not acknowledged within 60 s")
     result.syncs += len(syncs)

@@ -19,7 +19,6 @@ from pyconnect.api import MessageRun, MessageRunTask
 from pyconnect.kafka.clients import (
     OFFSET_BEGINNING,
     OFFSET_END,
-    KafkaError,
     assign,
     consume_available,
     new_consumer,
@@ -27,6 +26,7 @@ from pyconnect.kafka.clients import (
     produce,
     watermarks,
 )
+from pyconnect.kafka.errors import error_text, is_partition_eof
 
 log = logging.getLogger(__name__)
 
@@ -118,8 +118,8 @@ class MirrorSourceTask(MessageRunTask):
                     runs.append(self._run(topic, partition, messages[start:i]))
                 start, topic, partition = i, m.topic(), p
                 if m.error() is not None:
-                    if m.error().code() != KafkaError._PARTITION_EOF:
-                        log.warning("consumer error: %s", m.error().str())
+                    if not is_partition_eof(m.error()):
+                        log.warning("consumer error: %s", error_text(m.error()))
                     start, topic, partition = i + 1, None, -1
         if start < len(messages) and topic is not None:
             runs.append(self._run(topic, partition, messages[start:]))

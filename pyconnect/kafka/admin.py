@@ -26,6 +26,7 @@ from confluent_kafka.admin import (  # type: ignore[attr-defined]
 
 from pyconnect.kafka.clients import KafkaClientError, client_conf
 from pyconnect.kafka.config import redact
+from pyconnect.kafka.errors import error_text
 
 log = logging.getLogger(__name__)
 
@@ -55,11 +56,6 @@ class TopicAcl:
 
 class UnsupportedByBroker(KafkaClientError):
     """The broker does not implement an operation (e.g. CreatePartitions, ACLs)."""
-
-
-def _reason(exc: ck.KafkaException) -> str:
-    err = exc.args[0] if exc.args else None
-    return str(err.str()) if err is not None and hasattr(err, "str") else str(exc)
 
 
 @dataclass(frozen=True)
@@ -99,7 +95,7 @@ class Admin:
         except ck.KafkaException as exc:
             raise KafkaClientError(
                 f"cannot reach Kafka at bootstrap.servers={self._conf.get('bootstrap.servers')} "
-                f"within {timeout:.0f}s ({exc.args[0].str() if exc.args else exc})") from exc
+                f"within {timeout:.0f}s ({error_text(exc)})") from exc
         return str(md.cluster_id or "")
 
     def topic_partitions(self, timeout: float = 10.0) -> dict[str, int]:
@@ -162,7 +158,7 @@ class Admin:
             for fut in self._client.incremental_alter_configs([resource]).values():
                 fut.result(timeout=timeout)
         except ck.KafkaException as exc:
-            raise KafkaClientError(f"cannot alter configs of {topic}: {_reason(exc)}") from exc
+            raise KafkaClientError(f"cannot alter configs of {topic}: {error_text(exc)}") from exc
 
     def create_partitions(self, topic: str, total: int, timeout: float = 30.0) -> None:
         try:
@@ -172,7 +168,7 @@ class Admin:
             err = exc.args[0] if exc.args else None
             cls = UnsupportedByBroker if err is not None and err.code() in (
                 ck.KafkaError._UNSUPPORTED_FEATURE, ck.KafkaError.UNSUPPORTED_VERSION) else KafkaClientError
-            raise cls(f"cannot add partitions to {topic}: {_reason(exc)}") from exc
+            raise cls(f"cannot add partitions to {topic}: {error_text(exc)}") from exc
 
     def describe_topic_acls(self, timeout: float = 30.0) -> list[TopicAcl]:
         anything: Any = None  # the filter's wildcard for name, principal and host
@@ -181,7 +177,7 @@ class Admin:
         try:
             bindings = self._client.describe_acls(flt).result(timeout=timeout)
         except ck.KafkaException as exc:
-            raise UnsupportedByBroker(f"cannot describe ACLs: {_reason(exc)}") from exc
+            raise UnsupportedByBroker(f"cannot describe ACLs: {error_text(exc)}") from exc
         return [TopicAcl(b.name, b.principal, b.host, b.operation.name, b.permission_type.name) for b in bindings]
 
     def create_topic_acls(self, acls: list[TopicAcl], timeout: float = 30.0) -> None:
@@ -191,7 +187,7 @@ class Admin:
             for fut in self._client.create_acls(bindings).values():
                 fut.result(timeout=timeout)
         except ck.KafkaException as exc:
-            raise KafkaClientError(f"cannot create ACLs: {_reason(exc)}") from exc
+            raise KafkaClientError(f"cannot create ACLs: {error_text(exc)}") from exc
 
     # consumer groups -------------------------------------------------------------------------
 
@@ -237,4 +233,4 @@ class Admin:
             for fut in self._client.alter_consumer_group_offsets([request]).values():
                 fut.result(timeout=timeout)
         except ck.KafkaException as exc:
-            raise KafkaClientError(f"cannot commit offsets for group {group}: {_reason(exc)}") from exc
+            raise KafkaClientError(f"cannot commit offsets for group {group}: {error_text(exc)}") from exc

@@ -13,7 +13,6 @@ from typing import Any
 
 from pyconnect.kafka.clients import (
     OFFSET_BEGINNING,
-    KafkaError,
     assign,
     end_offsets,
     new_consumer,
@@ -21,6 +20,7 @@ from pyconnect.kafka.clients import (
     positions,
     produce,
 )
+from pyconnect.kafka.errors import error_text, is_partition_eof
 
 log = logging.getLogger(__name__)
 
@@ -69,9 +69,9 @@ class KafkaLog:
     def send(self, key: bytes, value: bytes | None, partition: int | None = None) -> Future[None]:
         fut: Future[None] = Future()
 
-        def on_delivery(err: KafkaError | None, _msg: object) -> None:
+        def on_delivery(err: object | None, _msg: object) -> None:
             if err is not None:
-                fut.set_exception(RuntimeError(f"write to {self.topic} failed: {err.str()}"))
+                fut.set_exception(RuntimeError(f"write to {self.topic} failed: {error_text(err)}"))
             else:
                 fut.set_result(None)
 
@@ -131,8 +131,8 @@ class KafkaLog:
         for msg in messages:
             err = msg.error()
             if err is not None:
-                if err.code() != KafkaError._PARTITION_EOF:
-                    log.warning("error reading %s: %s", self.topic, err.str())
+                if not is_partition_eof(err):
+                    log.warning("error reading %s: %s", self.topic, error_text(err))
                 continue
             partition, offset = msg.partition() or 0, msg.offset() or 0
             positions[partition] = offset + 1

@@ -16,6 +16,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from pyconnect.api.records import SourceRecord
+from pyconnect.kafka.errors import error_text
 from pyconnect.storage.offset_store import canonical
 
 Committable = list[tuple[Mapping[str, Any], Mapping[str, Any]]]
@@ -36,7 +37,7 @@ class _Submitted:
     def __call__(self, err: Any, msg: Any) -> None:
         owner = self.owner
         if err is not None:
-            owner.on_failure(self.record, msg, err.str())
+            owner.on_failure(self.record, msg, error_text(err))
             return
         self.acked = True
         if owner.on_ack is not None:
@@ -109,7 +110,7 @@ class OrderedAcks:
     def __call__(self, err: Any, msg: Any) -> None:
         record = self.fifos[(msg.topic(), msg.partition())].popleft()
         if err is not None:
-            self.on_failure(record, msg, err.str())
+            self.on_failure(record, msg, error_text(err))
             return
         sp = record.source_partition
         self._acked[id(sp)] = (sp, record.source_offset)

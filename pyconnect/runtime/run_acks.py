@@ -14,6 +14,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from pyconnect.api.records import MessageRun
+from pyconnect.kafka.errors import error_text
 
 Committable = list[tuple[Mapping[str, Any], Mapping[str, Any]]]
 OnRun = Callable[[MessageRun, int, int], None]  # run, first target offset, last target offset
@@ -40,7 +41,7 @@ class _RunCallback:
 
     def __call__(self, err: Any, msg: Any) -> None:
         if err is not None:
-            self.owner.failed(self.run, err.str())
+            self.owner.failed(self.run, error_text(err))
             return
         if self.first < 0:
             self.first = msg.offset()

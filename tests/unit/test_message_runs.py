@@ -14,8 +14,9 @@ from connectors.mirror.offset_sync_writer import OffsetSyncWriter
 from pyconnect.api.connector import MessageRunTask
 from pyconnect.api.records import MessageRun, SourceRecord
 from pyconnect.runtime.converters import byte_array
+from pyconnect.runtime.delivery import DeliveryFailed, RunDelivery, StopRequested
 from pyconnect.runtime.run_acks import RunAcks
-from pyconnect.runtime.source_runner import DeliveryFailed, RunnerSettings, SourceTaskRunner, _StopRequested
+from pyconnect.runtime.source_runner import RunnerSettings, SourceTaskRunner
 from pyconnect.storage.log import MemoryLog, MemoryTopic
 from pyconnect.storage.offset_store import OffsetStore
 
@@ -199,32 +200,34 @@ class _Producer:
         return 0
 
 
-def _runner(task: MessageRunTask) -> SourceTaskRunner:
+def _runner(task: MessageRunTask) -> tuple[SourceTaskRunner, RunDelivery]:
     offsets = OffsetStore(MemoryLog(MemoryTopic(25)))
     settings = RunnerSettings({}, byte_array, byte_array, 1.0, 1.0, 1.0)
-    return SourceTaskRunner("c", 0, task, {}, offsets, settings, lambda state, trace: None)
+    runner = SourceTaskRunner("c", 0, task, {}, offsets, settings, lambda state, trace: None)
+    delivery = runner._delivery
+    assert isinstance(delivery, RunDelivery), "a MessageRunTask is delivered in runs"
+    return runner, delivery
 
 
 def test_runs_are_produced_with_callbacks_on_first_and_last_only() -> None:
-    runner, producer = _runner(_Runs()), _Producer()
+    (_, delivery), producer = _runner(_Runs()), _Producer()
     sp = {"partition": 0}
-    runner._send_runs(producer, [MessageRun(sp, "A.t", 0, [_Full(u) for u in range(5, 10)]),
+    delivery.send(producer, [MessageRun(sp, "A.t", 0, [_Full(u) for u in range(5, 10)]),
                                  MessageRun(sp, "A.t", 0, [_Full(10)])])
     assert producer.sent == [(5, True), (6, False), (7, False), (8, False), (9, True), (10, True)]
 
 
 def test_a_refused_record_fails_the_run_there_and_a_stop_interrupts_a_full_queue() -> None:
-    runner, producer = _runner(_Runs()), _Producer(refuse=7)
+    (runner, delivery), producer = _runner(_Runs()), _Producer(refuse=7)
     sp = {"partition": 0}
     with pytest.raises(DeliveryFailed, match=r"offset \{'offset': 7\}, 2 bytes\): .*[Ss]ize"):
-        runner._send_runs(producer, [MessageRun(sp, "A.t", 0, [_Full(u) for u in range(5, 10)])])
+        delivery.send(producer, [MessageRun(sp, "A.t", 0, [_Full(u) for u in range(5, 10)])])
     assert producer.sent == [(5, True), (6, False)]
-    acks = runner._acks
-    assert isinstance(acks, RunAcks)
+    acks = delivery.acks
     acks._cut[0][0](None, _Landed(100))  # the first record's delivery report
     acks.settle_cut(delivered=True)
     assert acks.committable() == [(sp, {"offset": 6})], "5 and 6 were sent before the refused 7"
     full = _Producer(full=True)
     runner._stopping.set()
-    with pytest.raises(_StopRequested):
-        runner._send_runs(full, [MessageRun(sp, "A.t", 0, [_Full(11)])])
+    with pytest.raises(StopRequested):
+        delivery.send(full, [MessageRun(sp, "A.t", 0, [_Full(11)])])
