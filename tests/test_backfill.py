@@ -17,10 +17,10 @@ import pytest
 from confluent_kafka import Consumer, TopicPartition
 
 from tests.harness.brokers import Broker, start_broker
+from tests.harness.checkpoints import checkpoint_config
 from tests.harness.kafka_io import create_topic, keep_producing, produce_many, read_partitions, stored_offsets
 from tests.harness.mirror import mirror_source, offset_syncs, sync_store
 from tests.harness.workers import REPO, Cluster, wait_for, worker_properties, write_properties
-from tests.test_mirror_checkpoints import checkpoint_config
 
 pytest.importorskip("pyspark")
 

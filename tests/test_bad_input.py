@@ -12,8 +12,8 @@ import orjson
 from confluent_kafka import Producer
 
 from tests.harness.brokers import Broker, free_port
+from tests.harness.connectors import all_running, sequence_connector, status
 from tests.harness.workers import REPO, Cluster, wait_for, worker_properties, write_properties
-from tests.test_worker_cluster import all_running, sequence_connector, status
 
 
 def run_worker(path: Path) -> tuple[int, str, float]:

@@ -9,9 +9,9 @@ from typing import Any
 import orjson
 
 from pyconnect.testing.brokers import Broker
+from tests.harness.connectors import sequence_connector
 from tests.harness.kafka_io import read_partitions
 from tests.harness.workers import Cluster, wait_for
-from tests.test_worker_cluster import sequence_connector
 
 
 def records(broker: Broker, topic: str) -> list[bytes]:

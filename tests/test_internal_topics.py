@@ -6,9 +6,9 @@ from typing import Any
 
 import orjson
 
+from tests.harness.connectors import all_running, committed, sequence_connector
 from tests.harness.kafka_io import partition_count, read_all, topic_config
 from tests.harness.workers import Cluster, wait_for
-from tests.test_worker_cluster import all_running, committed, sequence_connector
 
 
 def latest(records: list[Any]) -> dict[bytes, bytes | None]:

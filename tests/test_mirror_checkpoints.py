@@ -12,37 +12,15 @@ import pytest
 from confluent_kafka import Consumer, TopicPartition
 
 from connectors.mirror.client import MirrorClient
-from connectors.mirror.formats import Checkpoint, Heartbeat, OffsetSync
+from connectors.mirror.formats import Heartbeat, OffsetSync
 from pyconnect.kafka.admin import Admin
 from pyconnect.testing.brokers import Broker, start_tansu
+from tests.harness.checkpoints import checkpoint_config, commit, latest_checkpoints
 from tests.harness.kafka_io import create_topic, produce_many, read_partitions, read_to_end
 from tests.harness.mirror import cluster_settings, mirror_source
 from tests.harness.workers import Cluster, wait_for
 
-CHECKPOINT = "org.apache.kafka.connect.mirror.MirrorCheckpointConnector"
 HEARTBEAT = "org.apache.kafka.connect.mirror.MirrorHeartbeatConnector"
-
-
-def checkpoint_config(a: Broker, b: Broker, topics: str, groups: str, **extra: str) -> dict[str, str]:
-    return {"connector.class": CHECKPOINT, "source.cluster.alias": "A", "target.cluster.alias": "B",
-            "topics": topics, "groups": groups, "emit.checkpoints.interval.seconds": "1",
-            "refresh.groups.interval.seconds": "1", "checkpoints.topic.replication.factor": "1",
-            **cluster_settings("source", a), **cluster_settings("target", b),
-            **{k.replace("_", "."): v for k, v in extra.items()}}
-
-
-def commit(bootstrap: str, group: str, topic: str, offset: int, partition: int = 0) -> None:
-    consumer = Consumer({"bootstrap.servers": bootstrap, "group.id": group, "enable.auto.commit": False})
-    consumer.commit(offsets=[TopicPartition(topic, partition, offset)], asynchronous=False)
-    consumer.close()
-
-
-def latest_checkpoints(bootstrap: str) -> dict[tuple[str, str, int], Checkpoint]:
-    out = {}
-    for _p, _o, k, v in sorted(read_to_end(bootstrap, "A.checkpoints.internal"), key=lambda r: r[1]):
-        cp = Checkpoint.decode(k or b"", v or b"")
-        out[(cp.group, cp.topic, cp.partition)] = cp
-    return out
 
 
 def offset_syncs(bootstrap: str) -> list[OffsetSync]:

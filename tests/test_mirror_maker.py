@@ -12,7 +12,7 @@ from typing import Any
 import httpx
 
 from tests.harness.brokers import Broker, free_port
-from tests.harness.kafka_io import create_topic, produce_many, read_to_end
+from tests.harness.kafka_io import create_topic, produce_many, read_to_end, topic_names
 from tests.harness.mirror import mm2_settings
 from tests.harness.workers import REPO, wait_for
 
@@ -30,12 +30,6 @@ listeners=http://127.0.0.1:{port}
     return path
 
 
-def topics(bootstrap: str) -> set[str]:
-    from confluent_kafka.admin import AdminClient
-
-    return set(AdminClient({"bootstrap.servers": bootstrap}).list_topics(timeout=10).topics)
-
-
 def test_apache_style_file_runs_unchanged(tmp_path: Path, broker: Broker, broker_b: Broker) -> None:
     prefix = f"topic{uuid.uuid4().hex[:6]}"
     create_topic(broker.bootstrap, f"{prefix}1", 2)
@@ -48,9 +42,9 @@ def test_apache_style_file_runs_unchanged(tmp_path: Path, broker: Broker, broker
     try:
         wait_for(lambda: len(read_to_end(broker_b.bootstrap, f"A.{prefix}1")) == 500, 90, f"A.{prefix}1 on B")
         wait_for(lambda: {"heartbeats", "A.checkpoints.internal", "mm2-offsets.A.internal",
-                          "mm2-status.A.internal", "mm2-configs.A.internal"} <= topics(broker_b.bootstrap), 30,
+                          "mm2-status.A.internal", "mm2-configs.A.internal"} <= topic_names(broker_b.bootstrap), 30,
                  "MM2's internal topics on B")
-        assert "mm2-offset-syncs.B.internal" in topics(broker.bootstrap)
+        assert "mm2-offset-syncs.B.internal" in topic_names(broker.bootstrap)
         base = f"http://127.0.0.1:{port}/A/B"
         names = httpx.get(f"{base}/connectors", timeout=10).json()
         assert sorted(names) == ["MirrorCheckpointConnector", "MirrorHeartbeatConnector", "MirrorSourceConnector"]

@@ -15,10 +15,9 @@ import pytest
 
 from pyconnect.testing.brokers import Broker, start_tansu
 from tests.harness.brokers import free_port
-from tests.harness.kafka_io import create_topic, produce_many, read_to_end
+from tests.harness.kafka_io import create_topic, produce_many, read_to_end, topic_names
 from tests.harness.mirror import mm2_settings
 from tests.harness.workers import REPO, wait_for
-from tests.test_mirror_maker import topics
 
 
 @pytest.fixture
@@ -48,7 +47,7 @@ class MirrorMakerProcess:
 def matching(bootstrap: str, pattern: str) -> list[bytes]:
     """What a consumer of `pattern` (e.g. `.*TOPIC1`) reads on this cluster: every matching topic."""
     out: list[bytes] = []
-    for topic in sorted(t for t in topics(bootstrap) if re.fullmatch(pattern, t)):
+    for topic in sorted(t for t in topic_names(bootstrap) if re.fullmatch(pattern, t)):
         out += [r[3] or b"" for r in read_to_end(bootstrap, topic)]
     return out
 
@@ -71,7 +70,7 @@ def test_active_active_three_clusters(tmp_path: Path, broker: Broker, broker_b: 
             wait_for(lambda b=b, others=others: all(len(read_to_end(b.bootstrap, f"{o}.{t}")) == 200 for o in others),
                      120, f"remote copies on {alias}")
         for alias, b in named.items():
-            names = {n for n in topics(b.bootstrap) if n.endswith(t)}
+            names = {n for n in topic_names(b.bootstrap) if n.endswith(t)}
             assert names == {t} | {f"{o}.{t}" for o in named if o != alias}, (alias, names)
             # A `.*TOPIC1` consumer receives every record produced anywhere, exactly once.
             got = collections.Counter(matching(b.bootstrap, f".*{t}"))

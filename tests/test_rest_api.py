@@ -12,29 +12,14 @@ from typing import Any
 
 import pytest
 
-from pyconnect.api import ConfigDef, ConfigKey, ConfigType, Importance
 from tests.harness.brokers import Broker
+from tests.harness.connectors import sequence_connector, status
 from tests.harness.kafka_io import read_to_end
-from tests.harness.plugins import ValidateOnlyConnector
+from tests.harness.membership import leader_of
+from tests.harness.plugins import SecretSourceConnector
 from tests.harness.workers import Cluster, WorkerProcess, wait_for
-from tests.test_worker_cluster import leader_of, sequence_connector
 
 RUNBOOKS = Path(__file__).resolve().parents[1] / "docs" / "runbooks"
-
-
-class SecretSourceConnector(ValidateOnlyConnector):
-    """A plugin with a PASSWORD key and defaults of each shape; workers load it by its Python path."""
-
-    PATH = "tests.test_rest_api:SecretSourceConnector"
-    CONFIG = ConfigDef([
-        ConfigKey("secret", ConfigType.PASSWORD, importance=Importance.HIGH, documentation="A password."),
-        ConfigKey("fallback.secret", ConfigType.PASSWORD, "p", Importance.LOW),
-        ConfigKey("level", ConfigType.STRING, "info", Importance.LOW),
-        ConfigKey("ratio", ConfigType.DOUBLE, 1e-4, Importance.LOW),
-        ConfigKey("hosts", ConfigType.LIST, ["a", "b"], Importance.LOW),
-        ConfigKey("flag", ConfigType.BOOLEAN, False, Importance.LOW),
-    ])
-
 
 
 @pytest.fixture(scope="module")
@@ -52,67 +37,126 @@ def roles(cluster: Cluster) -> tuple[WorkerProcess, list[WorkerProcess]]:
     return leader, [w for w in cluster.workers if w is not leader]
 
 
-def state(w: WorkerProcess, name: str) -> dict[str, Any]:
-    r = w.request("GET", f"/connectors/{name}/status")
-    return r.json() if r.status_code == 200 else {}
-
-
 def all_in(w: WorkerProcess, name: str, wanted: str, tasks: int | None = None) -> bool:
-    st = state(w, name)
+    st = status(w, name)
     return bool(st) and st["connector"]["state"] == wanted and (tasks is None or len(st["tasks"]) == tasks) and all(
         t["state"] == wanted for t in st["tasks"])
 
 
-def test_endpoints_shapes_and_codes_via_followers(rest_cluster: Cluster) -> None:
-    leader, (f1, f2) = roles(rest_cluster)
+@pytest.fixture
+def running(rest_cluster: Cluster) -> Iterator[tuple[str, str]]:
+    """A 2-task sequence connector created through a follower and RUNNING: (name, topic); deleted afterwards."""
+    _, (f1, f2) = roles(rest_cluster)
     name = f"ep-{uuid.uuid4().hex[:6]}"
     topic = f"{name}-out"
+    assert f1.request("POST", "/connectors", sequence_connector(name, topic, 2, 0, 20)).status_code == 201
+    wait_for(lambda: all_in(f2, name, "RUNNING", 2), 30, "running")
+    yield name, topic
+    f1.request("DELETE", f"/connectors/{name}")
+
+
+def stopped(w: WorkerProcess, name: str) -> None:
+    """Stop the connector through `w` and wait until it and its tasks are STOPPED (tasks gone)."""
+    assert w.request("PUT", f"/connectors/{name}/stop").status_code == 204
+    wait_for(lambda: all_in(w, name, "STOPPED", 0), 20, "stopped")
+
+
+def test_root_and_health_via_a_follower(rest_cluster: Cluster) -> None:
+    _, (f1, _f2) = roles(rest_cluster)
     root = f1.request("GET", "/").json()
     assert set(root) == {"version", "commit", "kafka_cluster_id"}
     assert f1.request("GET", "/health").json()["status"] == "healthy"
 
-    # Writes sent to a follower succeed through the leader ...
-    r = f1.request("POST", "/connectors", sequence_connector(name, topic, 2, 0, 20))
+
+def test_create_via_a_follower_succeeds_through_the_leader(rest_cluster: Cluster) -> None:
+    _, (f1, f2) = roles(rest_cluster)
+    name = f"ep-{uuid.uuid4().hex[:6]}"
+    r = f1.request("POST", "/connectors", sequence_connector(name, f"{name}-out", 2, 0, 20))
     assert r.status_code == 201 and r.headers["location"] == f"{f1.url}/connectors/{name}", "absolute, as asked"
     assert set(r.json()) == {"name", "config", "tasks", "type"} and r.json()["type"] == "source"
-    # ... and a follower told not to forward again refuses: it did not serve the write itself.
-    r = f2.request("POST", "/connectors?forward=false", sequence_connector(name + "x", topic, 1, 0, 1))
-    assert r.status_code == 409 and r.json()["error_code"] == 409
-
+    # Another follower lists it at once, with or without a trailing slash.
     assert name in f2.request("GET", "/connectors").json()
     assert f2.request("GET", "/connectors/").json() == f2.request("GET", "/connectors").json(), "trailing slash"
-    wait_for(lambda: all_in(f2, name, "RUNNING", 2), 30, "running")
+    assert f2.request("DELETE", f"/connectors/{name}").status_code == 204
+
+
+def test_follower_told_not_to_forward_refuses_writes(rest_cluster: Cluster) -> None:
+    _, (_f1, f2) = roles(rest_cluster)
+    name = f"ep-{uuid.uuid4().hex[:6]}"
+    # It did not serve the write itself, and may not pass it on.
+    r = f2.request("POST", "/connectors?forward=false", sequence_connector(name + "x", f"{name}-out", 1, 0, 1))
+    assert r.status_code == 409 and r.json()["error_code"] == 409
+
+
+def test_expanded_listing_has_status_and_info(rest_cluster: Cluster, running: tuple[str, str]) -> None:
+    _, (_f1, f2) = roles(rest_cluster)
+    name, _topic = running
     expanded = f2.request("GET", "/connectors?expand=status&expand=info").json()[name]
     assert set(expanded) == {"status", "info"} and expanded["info"]["tasks"] == [
         {"connector": name, "task": 0}, {"connector": name, "task": 1}]
+
+
+def test_connector_and_task_status_shapes(rest_cluster: Cluster, running: tuple[str, str]) -> None:
+    _, (f1, _f2) = roles(rest_cluster)
+    name, _topic = running
     st = f1.request("GET", f"/connectors/{name}/status").json()
     assert set(st) == {"name", "connector", "tasks", "type"} and [t["id"] for t in st["tasks"]] == [0, 1]
     assert set(st["tasks"][0]) == {"id", "state", "worker_id"}
     assert f1.request("GET", f"/connectors/{name}/tasks/1/status").json()["id"] == 1
+
+
+def test_connector_info_config_and_task_configs(rest_cluster: Cluster, running: tuple[str, str]) -> None:
+    _, (f1, _f2) = roles(rest_cluster)
+    name, topic = running
     assert f1.request("GET", f"/connectors/{name}").json()["name"] == name
     assert f1.request("GET", f"/connectors/{name}/config").json()["topic"] == topic
     tasks = f1.request("GET", f"/connectors/{name}/tasks").json()
     assert tasks[0]["id"] == {"connector": name, "task": 0} and tasks[0]["config"]["task.index"] == "0"
     assert set(f1.request("GET", f"/connectors/{name}/tasks-config").json()) == {f"{name}-0", f"{name}-1"}
+
+
+def test_active_topics_are_tracked(rest_cluster: Cluster, running: tuple[str, str]) -> None:
+    _, (_f1, f2) = roles(rest_cluster)
+    name, topic = running
     wait_for(lambda: f2.request("GET", f"/connectors/{name}/topics").json() == {name: {"topics": [topic]}}, 20,
              "topic tracking")
 
+
+def test_put_and_patch_config_via_followers(rest_cluster: Cluster, running: tuple[str, str]) -> None:
+    _, (f1, f2) = roles(rest_cluster)
+    name, _topic = running
     r = f1.request("PUT", f"/connectors/{name}/config", {**st_config(f1, name), "rate": "30"})
     assert r.status_code == 200 and r.json()["config"]["rate"] == "30"
     r = f2.request("PATCH", f"/connectors/{name}/config", {"rate": "40", "batch.size": None})
     assert r.status_code == 200 and r.json()["config"]["rate"] == "40" and "batch.size" not in r.json()["config"]
-    created = f2.request("PUT", f"/connectors/{name}-put/config", {
-        "connector.class": "SequenceSource", "topic": topic, "rate": "1"})
-    assert created.status_code == 201 and created.headers["location"] == f"{f2.url}/connectors/{name}-put"
 
+
+def test_put_config_of_a_new_name_creates_it(rest_cluster: Cluster) -> None:
+    _, (_f1, f2) = roles(rest_cluster)
+    name = f"ep-{uuid.uuid4().hex[:6]}"
+    created = f2.request("PUT", f"/connectors/{name}-put/config", {
+        "connector.class": "SequenceSource", "topic": f"{name}-out", "rate": "1"})
+    assert created.status_code == 201 and created.headers["location"] == f"{f2.url}/connectors/{name}-put"
+    assert f2.request("DELETE", f"/connectors/{name}-put").status_code == 204
+
+
+def test_restarts_via_followers(rest_cluster: Cluster, running: tuple[str, str]) -> None:
+    _, (f1, f2) = roles(rest_cluster)
+    name, _topic = running
     assert f1.request("POST", f"/connectors/{name}/tasks/0/restart").status_code == 204
     assert f2.request("POST", f"/connectors/{name}/restart").status_code == 204
     r = f1.request("POST", f"/connectors/{name}/restart?includeTasks=true")
     assert r.status_code == 202 and r.json()["connector"]["state"] == "RESTARTING"
     assert {t["state"] for t in r.json()["tasks"]} == {"RESTARTING"}
 
-    assert f1.request("PUT", f"/connectors/{name}/stop").status_code == 204
-    wait_for(lambda: all_in(f1, name, "STOPPED", 0), 20, "stopped")
+
+def test_offsets_of_a_stopped_connector_altered_and_reset(rest_cluster: Cluster, running: tuple[str, str]) -> None:
+    _, (f1, f2) = roles(rest_cluster)
+    name, _topic = running
+    # A fresh connector: let both tasks commit first, so that the stop has offsets of both to keep.
+    wait_for(lambda: {o["partition"]["task"] for o in f2.request("GET", f"/connectors/{name}/offsets").json()[
+        "offsets"]} == {0, 1}, 20, "offsets of both tasks")
+    stopped(f1, name)
     offsets = f2.request("GET", f"/connectors/{name}/offsets").json()["offsets"]
     assert {o["partition"]["task"] for o in offsets} == {0, 1}
     r = f2.request("PATCH", f"/connectors/{name}/offsets", {"offsets": [
@@ -125,11 +169,28 @@ def test_endpoints_shapes_and_codes_via_followers(rest_cluster: Cluster) -> None
     r = f1.request("DELETE", f"/connectors/{name}/offsets")
     assert r.json() == {"message": "The offsets for this connector have been reset successfully"}
     assert f1.request("GET", f"/connectors/{name}/offsets").json() == {"offsets": []}
+
+
+def test_active_topics_reset(rest_cluster: Cluster, running: tuple[str, str]) -> None:
+    _, (f1, f2) = roles(rest_cluster)
+    name, topic = running
+    wait_for(lambda: f2.request("GET", f"/connectors/{name}/topics").json() == {name: {"topics": [topic]}}, 20,
+             "topic tracking")
+    stopped(f1, name)  # no new records: nothing tracks the topic again after the reset
     assert f1.request("PUT", f"/connectors/{name}/topics/reset").status_code == 202
     wait_for(lambda: f1.request("GET", f"/connectors/{name}/topics").json() == {name: {"topics": []}}, 10, "reset")
+
+
+def test_resume_from_stopped(rest_cluster: Cluster, running: tuple[str, str]) -> None:
+    _, (f1, f2) = roles(rest_cluster)
+    name, _topic = running
+    stopped(f1, name)
     assert f2.request("PUT", f"/connectors/{name}/resume").status_code == 202
     wait_for(lambda: all_in(f2, name, "RUNNING", 2), 30, "resumed from STOPPED")
 
+
+def test_connector_plugins_listing_config_and_validation(rest_cluster: Cluster) -> None:
+    _, (f1, _f2) = roles(rest_cluster)
     plugins = f1.request("GET", "/connector-plugins").json()
     assert {"class": "org.apache.kafka.connect.mirror.MirrorSourceConnector", "type": "source",
             "version": "0.1.0"} in plugins
@@ -141,17 +202,27 @@ def test_endpoints_shapes_and_codes_via_followers(rest_cluster: Cluster) -> None
                    {"connector.class": "SequenceSourceConnector", "tasks.max": "0"}).json()
     assert v["error_count"] == 3 and {"name", "error_count", "groups", "configs"} == set(v)  # name, topic, tasks.max
 
+
+def test_logger_level_on_one_worker(rest_cluster: Cluster) -> None:
+    _, (f1, _f2) = roles(rest_cluster)
     assert "root" in f1.request("GET", "/admin/loggers").json()
     r = f1.request("PUT", "/admin/loggers/pyconnect.runtime", {"level": "DEBUG"})
     assert r.status_code == 200 and "pyconnect.runtime" in r.json()
     assert f1.request("GET", "/admin/loggers/pyconnect.runtime").json()["level"] == "DEBUG"
+
+
+def test_cluster_scoped_logger_level_reaches_every_worker(rest_cluster: Cluster) -> None:
+    leader, (f1, f2) = roles(rest_cluster)
     assert f2.request("PUT", "/admin/loggers/pyconnect.storage?scope=cluster", {"level": "WARN"}).status_code == 204
     for w in (leader, f1, f2):
         wait_for(lambda w=w: w.request("GET", "/admin/loggers/pyconnect.storage").json().get("level") == "WARN",
                  20, "cluster-wide level")
 
+
+def test_delete_via_a_follower(rest_cluster: Cluster, running: tuple[str, str]) -> None:
+    leader, (_f1, f2) = roles(rest_cluster)
+    name, _topic = running
     assert f2.request("DELETE", f"/connectors/{name}").status_code == 204
-    assert f2.request("DELETE", f"/connectors/{name}-put").status_code == 204
     assert name not in leader.request("GET", "/connectors").json()
 
 
@@ -205,7 +276,7 @@ def test_pause_resume_stop_and_restart_only_failed(rest_cluster: Cluster) -> Non
     body["config"].update({"fail.at": "100", "fail.task": "1"})
     assert f1.request("POST", "/connectors", body).status_code == 201
     st = wait_for(lambda: (lambda s: s if s and s["tasks"] and len(s["tasks"]) == 3 and s["tasks"][1]["state"]
-                           == "FAILED" else None)(state(f1, name)), 60, "task 1 FAILED at its drill point")
+                           == "FAILED" else None)(status(f1, name)), 60, "task 1 FAILED at its drill point")
     assert "configured to fail at 100" in st["tasks"][1]["trace"]
     assert [t["state"] for t in st["tasks"]] == ["RUNNING", "FAILED", "RUNNING"]
 
@@ -225,6 +296,7 @@ def test_pause_resume_stop_and_restart_only_failed(rest_cluster: Cluster) -> Non
     wait_for(lambda: all_in(f1, name, "PAUSED", 3), 5, "PAUSED within 5 s")
     print(f"\nPAUSED after {time.monotonic() - paused_at:.2f}s")
     count = len(read_to_end(bs, topic))
+    # A fixed window is the behaviour under test: over 2 s of being paused, no record flows.
     wait_for(lambda: time.monotonic() - paused_at > 2.0, 5, "2 s paused")
     assert len(read_to_end(bs, topic)) == count, "no records flow while paused"
     assert f1.request("PUT", f"/connectors/{name}/resume").status_code == 202
@@ -252,7 +324,7 @@ def test_runbooks_against_a_live_cluster(rest_cluster: Cluster, tmp_path: Path) 
         return proc.stdout
 
     assert f"deployed {name}" in run("deploy-connector.sh", str(spec))
-    wait_for(lambda: state(f1, name)["tasks"][0]["state"] == "FAILED", 30, "drill failure")
+    wait_for(lambda: status(f1, name)["tasks"][0]["state"] == "FAILED", 30, "drill failure")
     assert "restarting: [0]" in run("restart-failed.sh", name)
     wait_for(lambda: all_in(f1, name, "RUNNING", 2), 30, "recovered")
     assert f"{name} is PAUSED" in run("pause-resume.sh", "pause", name)

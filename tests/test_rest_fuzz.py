@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
+from tests.harness.connectors import sequence_connector
 from tests.harness.workers import Cluster
-from tests.test_worker_cluster import sequence_connector
 
 
 def test_openapi_fuzz_finds_no_server_errors(cluster_factory: Any, tmp_path: Path) -> None:

@@ -9,8 +9,9 @@ from typing import Any
 
 import httpx
 
+from tests.harness.connectors import sequence_connector
+from tests.harness.membership import leader_of
 from tests.harness.workers import Cluster, wait_for
-from tests.test_worker_cluster import leader_of, sequence_connector
 
 
 def self_signed(directory: Path) -> tuple[Path, Path]:

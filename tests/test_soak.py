@@ -18,10 +18,10 @@ from typing import Any
 import pytest
 
 from tests.harness.brokers import Broker
+from tests.harness.connectors import all_running
 from tests.harness.kafka_io import committed_records, create_topic, keep_producing, read_all, read_to_end
 from tests.harness.mirror import mirror_source
 from tests.harness.workers import Cluster, wait_for
-from tests.test_worker_cluster import all_running
 
 pytestmark = pytest.mark.slow
 

@@ -8,10 +8,10 @@ from typing import Any
 from confluent_kafka import Consumer, Producer, TopicPartition
 
 from pyconnect.testing.brokers import Broker
+from tests.harness.checkpoints import checkpoint_config, commit, latest_checkpoints
 from tests.harness.kafka_io import create_topic, read_all, read_partitions
 from tests.harness.mirror import mirror_source
 from tests.harness.workers import Cluster, wait_for
-from tests.test_mirror_checkpoints import checkpoint_config, commit, latest_checkpoints
 
 
 def transaction(producer: Producer, topic: str, values: list[bytes], abort: bool = False) -> None:

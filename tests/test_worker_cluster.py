@@ -6,34 +6,10 @@ import collections
 import time
 from typing import Any
 
-import orjson
-
+from tests.harness.connectors import all_running, committed, sequence_connector, status
 from tests.harness.kafka_io import read_all, read_to_end
-from tests.harness.workers import Cluster, WorkerProcess, wait_for
-
-
-def sequence_connector(name: str, topic: str, tasks: int, count: int, rate: float = 400) -> dict[str, Any]:
-    return {"name": name, "config": {"connector.class": "SequenceSourceConnector", "topic": topic,
-                                     "tasks.max": str(tasks), "count": str(count), "rate": str(rate)}}
-
-
-def status(worker: WorkerProcess, name: str) -> dict[str, Any]:
-    r = worker.request("GET", f"/connectors/{name}/status")
-    return r.json() if r.status_code == 200 else {}
-
-
-def all_running(worker: WorkerProcess, name: str, tasks: int, on: set[str] | None = None) -> dict[str, Any]:
-    st = status(worker, name)
-    ok = (st.get("connector", {}).get("state") == "RUNNING" and len(st.get("tasks", [])) == tasks
-          and all(t["state"] == "RUNNING" for t in st["tasks"])
-          and (on is None or all(t["worker_id"] in on for t in st["tasks"])))
-    return st if ok else {}
-
-
-def committed(worker: WorkerProcess, name: str) -> int:
-    """Records committed so far (sum of next sequence numbers in the offsets)."""
-    r = worker.request("GET", f"/connectors/{name}/offsets")
-    return sum(o["offset"]["seq"] + 1 for o in r.json()["offsets"]) if r.status_code == 200 else 0
+from tests.harness.membership import leader_of
+from tests.harness.workers import Cluster, wait_for
 
 
 def complete(bootstrap: str, topic: str, tasks: int, count: int) -> bool:
@@ -47,18 +23,6 @@ def check_sequences(records: list[tuple[int, int, bytes | None, bytes | None]], 
     missing = [f"{t}:{n}" for t in range(tasks) for n in range(count) if seen[f"{t}:{n}".encode()] == 0]
     assert not missing, f"{len(missing)} sequence numbers missing, e.g. {missing[:5]}"
     return sum(c - 1 for c in seen.values())
-
-
-def leader_of(broker_bootstrap: str, group: str) -> str:
-    """Decode the membership topic directly: the first claim of the highest epoch wins."""
-    recs = read_to_end(broker_bootstrap, f"connect-membership.{group}.internal")
-    best_epoch, leader = 0, ""
-    for _p, _o, key, value in sorted(recs, key=lambda r: r[1]):
-        if key and key.startswith(b"claim-") and value:
-            claim = orjson.loads(value)
-            if claim["leader_epoch"] > best_epoch:
-                best_epoch, leader = claim["leader_epoch"], claim["worker"]
-    return leader
 
 
 def test_tasks_spread_and_fail_over_after_kill(cluster_factory: Any, unique: str) -> None:

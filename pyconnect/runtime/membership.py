@@ -15,28 +15,41 @@ the rules below give every worker the same answer without any other channel:
   newer. A deposed leader's writes are therefore ignored by everyone (fencing).
 * Self-fencing: a worker that cannot read the topic for a session timeout assumes it may have
   been replaced and stops its tasks (see `Membership.in_sync`).
+
+The records themselves are the dataclasses of membership_records.py. Every reading of time and every
+timed wait goes through a `Clock` (the real one unless a test injects another).
 """
 
 from __future__ import annotations
 
 import logging
 import threading
-import time
 import uuid
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
-from typing import Any
-
-import orjson
+from dataclasses import dataclass
 
 from pyconnect.runtime.assignment import WorkerAssignment
+from pyconnect.runtime.clock import SYSTEM_CLOCK, Clock
+from pyconnect.runtime.membership_records import (
+    Assignment,
+    Heartbeat,
+    LeaderClaim,
+    Leave,
+    MembershipRecord,
+    decode,
+    encode,
+)
 from pyconnect.storage.log import Log
+
+__all__ = ["Assignment", "Member", "Membership"]
 
 log = logging.getLogger(__name__)
 
 
 @dataclass
 class Member:
+    """A member as this worker last saw it (mutable: its heartbeats keep it up to date)."""
+
     worker_id: str
     session: str
     url: str
@@ -46,25 +59,14 @@ class Member:
     left: bool = False
 
 
-@dataclass(frozen=True)
-class Assignment:
-    leader: str
-    leader_session: str
-    leader_url: str
-    leader_epoch: int
-    generation: int
-    workers: dict[str, WorkerAssignment] = field(default_factory=dict)
-
-    def of(self, worker_id: str) -> WorkerAssignment:
-        return self.workers.get(worker_id, WorkerAssignment())
-
-
 class Membership:
     """One worker's view of the cluster, plus its heartbeat and claim writers."""
 
     def __init__(self, log_: Log, worker_id: str, url: str, session_timeout_ms: int,
-                 heartbeat_interval_ms: int, on_change: Callable[[], None] | None = None) -> None:
+                 heartbeat_interval_ms: int, on_change: Callable[[], None] | None = None,
+                 clock: Clock = SYSTEM_CLOCK) -> None:
         self._log = log_
+        self._clock = clock
         self.worker_id = worker_id
         self.url = url
         self.session = uuid.uuid4().hex[:12]
@@ -78,27 +80,30 @@ class Membership:
         self._leader_epoch = 0
         self._assignment: Assignment | None = None
         self._seq = 0
-        self._last_sync = 0.0
-        self._stop = threading.Event()
+        self._last_sync = float("-inf")  # not in sync before the first read to the end
+        self._stopping = False  # guarded by _changed; ends the heartbeat loop
         self._thread: threading.Thread | None = None
 
     # lifecycle -------------------------------------------------------------------------------
 
     def start(self, timeout: float = 60.0) -> None:
+        """Read the topic, send a first heartbeat and keep beating every heartbeat interval on a thread."""
         self._log.start(self._on_record, timeout)
         self._heartbeat()
         self.sync(timeout)
-        self._thread = threading.Thread(target=self._heartbeat_loop, name="membership-heartbeat", daemon=True)
+        self._thread = threading.Thread(target=self._heartbeat_loop, name=f"membership-heartbeat-{self.worker_id}",
+                                        daemon=True)
         self._thread.start()
 
     def stop(self) -> None:
         """Leave the cluster: followers see it at once, no session timeout needed."""
-        self._stop.set()
+        with self._changed:
+            self._stopping = True
+            self._changed.notify_all()
         if self._thread is not None:
             self._thread.join(5)
         try:
-            self._send(f"worker-{self.worker_id}", {"worker": self.worker_id, "session": self.session,
-                                                   "left": True, "ts": _now_ms()})
+            self._send(Leave(self.worker_id, self.session, self._now_ms()))
             self._log.flush(5)
         except Exception:
             log.warning("could not write the leave record", exc_info=True)
@@ -111,32 +116,36 @@ class Membership:
         except Exception as exc:
             log.warning("membership topic not readable: %s", exc)
             return False
-        self._last_sync = time.monotonic()
+        self._last_sync = self._clock.monotonic()
         return True
 
     def in_sync(self) -> bool:
         """False once this worker has been unable to read the topic for a session timeout."""
-        return time.monotonic() - self._last_sync < self.session_timeout
+        return self._clock.monotonic() - self._last_sync < self.session_timeout
 
     # queries ---------------------------------------------------------------------------------
 
     def live_members(self) -> dict[str, Member]:
-        now = time.monotonic()
+        """Members whose session has neither left nor timed out, by worker id."""
+        now = self._clock.monotonic()
         with self._lock:
             return {wid: m for wid, m in self._members.items()
                     if not m.left and now - m.last_seen < self.session_timeout}
 
     @property
     def leader(self) -> tuple[str, str] | None:
+        """(worker id, session) of the current leader, None before any claim."""
         with self._lock:
             return self._leader
 
     @property
     def leader_epoch(self) -> int:
+        """The epoch of the current leader's claim, 0 before any claim."""
         with self._lock:
             return self._leader_epoch
 
     def leader_url(self) -> str | None:
+        """The current leader's REST URL, None if there is no leader or its session is not known as a member."""
         with self._lock:
             if self._leader is None:
                 return None
@@ -150,18 +159,22 @@ class Membership:
         requests until its first rebalance, rather than failing at once with 409.
         """
         with self._changed:
-            return self._changed.wait_for(lambda: self.is_leader() or self.leader_url() is not None, timeout)
+            return self._clock.wait_for(self._changed, lambda: self.is_leader() or self.leader_url() is not None,
+                                        timeout)
 
     def is_leader(self) -> bool:
+        """True if this worker's own session holds the current claim."""
         with self._lock:
             return self._leader == (self.worker_id, self.session)
 
     @property
     def assignment(self) -> Assignment | None:
+        """The newest assignment accepted from the current leader, None before the first."""
         with self._lock:
             return self._assignment
 
     def leader_alive(self) -> bool:
+        """True if the current leader's session is a live member."""
         leader = self.leader
         if leader is None:
             return False
@@ -183,8 +196,7 @@ class Membership:
             return False
         epoch = self.leader_epoch + 1
         log.info("claiming cluster leadership (epoch %d)", epoch)
-        self._send(f"claim-{self.worker_id}", {"worker": self.worker_id, "session": self.session,
-                                               "leader_epoch": epoch, "url": self.url, "ts": _now_ms()})
+        self._send(LeaderClaim(self.worker_id, self.session, epoch, self.url, self._now_ms()))
         self._log.flush(10)
         self.sync()
         return self.is_leader()
@@ -196,28 +208,29 @@ class Membership:
                 return False
             generation = (self._assignment.generation if self._assignment else 0) + 1
             epoch = self._leader_epoch
-        self._send("assignment", {
-            "leader": self.worker_id, "leader_session": self.session, "leader_url": self.url,
-            "leader_epoch": epoch, "generation": generation,
-            "assignment": {w: {"connectors": sorted(a.connectors), "tasks": sorted(a.tasks)}
-                           for w, a in workers.items()},
-        })
+        self._send(Assignment(self.worker_id, self.session, self.url, epoch, generation, dict(workers)))
         self._log.flush(10)
         self.sync()
         return True
 
     # internals -------------------------------------------------------------------------------
 
-    def _send(self, key: str, value: dict[str, Any]) -> None:
-        self._log.send(key.encode(), orjson.dumps(value), partition=0)
+    def _send(self, record: MembershipRecord) -> None:
+        key, value = encode(record)
+        self._log.send(key, value, partition=0)
+
+    def _now_ms(self) -> int:
+        return int(self._clock.time() * 1000)
 
     def _heartbeat(self) -> None:
         self._seq += 1
-        self._send(f"worker-{self.worker_id}", {"worker": self.worker_id, "session": self.session,
-                                                "url": self.url, "seq": self._seq, "ts": _now_ms()})
+        self._send(Heartbeat(self.worker_id, self.session, self.url, self._seq, self._now_ms()))
 
     def _heartbeat_loop(self) -> None:
-        while not self._stop.wait(self.heartbeat_interval):
+        while True:
+            with self._changed:
+                if self._clock.wait_for(self._changed, lambda: self._stopping, self.heartbeat_interval):
+                    return
             try:
                 self._heartbeat()
             except Exception:
@@ -227,58 +240,51 @@ class Membership:
         if raw_key is None or raw_value is None:
             return
         try:
-            key, value = raw_key.decode(), orjson.loads(raw_value)
-        except (UnicodeDecodeError, orjson.JSONDecodeError):
+            record = decode(raw_key, raw_value)
+        except ValueError as exc:  # UnicodeDecodeError and orjson's errors included
+            log.warning("ignoring a malformed membership record at offset %d: %s", offset, exc)
+            return
+        if record is None:
             return
         with self._lock:
-            changed = self._apply(key, value, offset)
+            changed = self._apply(record, offset)
             if changed:
                 self._changed.notify_all()
         if changed and self._on_change is not None:
             self._on_change()
 
-    def _apply(self, key: str, v: dict[str, Any], offset: int) -> bool:
-        if key.startswith("worker-"):
-            return self._apply_heartbeat(v, offset)
-        if key.startswith("claim-"):
-            epoch = int(v.get("leader_epoch", 0))
-            if epoch <= self._leader_epoch:
-                return False  # a losing or stale claim
-            self._leader_epoch = epoch
-            self._leader = (str(v["worker"]), str(v["session"]))
-            log.info("leader is now %s (epoch %d)", v["worker"], epoch)
-            return True
-        if key == "assignment":
-            fresh = (int(v.get("leader_epoch", -1)) == self._leader_epoch
-                     and self._leader == (v.get("leader"), v.get("leader_session"))
-                     and int(v.get("generation", 0)) > (self._assignment.generation if self._assignment else 0))
-            if not fresh:
-                return False  # fenced: not from the current leader, or not newer
-            workers = {w: WorkerAssignment(frozenset(a.get("connectors", ())), frozenset(a.get("tasks", ())))
-                       for w, a in v.get("assignment", {}).items()}
-            self._assignment = Assignment(str(v["leader"]), str(v["leader_session"]), str(v.get("leader_url", "")),
-                                          self._leader_epoch, int(v["generation"]), workers)
-            return True
-        return False
-
-    def _apply_heartbeat(self, v: dict[str, Any], offset: int) -> bool:
-        wid, session = str(v.get("worker")), str(v.get("session"))
-        age = max(0.0, (_now_ms() - int(v.get("ts", 0))) / 1000.0)
-        seen = time.monotonic() - age
-        member = self._members.get(wid)
-        if v.get("left"):
-            if member is not None and member.session == session:
+    def _apply(self, record: MembershipRecord, offset: int) -> bool:
+        if isinstance(record, Heartbeat):
+            return self._apply_heartbeat(record, offset)
+        if isinstance(record, Leave):
+            member = self._members.get(record.worker)
+            if member is not None and member.session == record.session:
                 member.left = True
                 return True
             return False
-        if member is None or member.session != session:
-            self._members[wid] = Member(wid, session, str(v.get("url", "")), int(v.get("seq", 0)), offset, seen)
+        if isinstance(record, LeaderClaim):
+            if record.leader_epoch <= self._leader_epoch:
+                return False  # a losing or stale claim
+            self._leader_epoch = record.leader_epoch
+            self._leader = (record.worker, record.session)
+            log.info("leader is now %s (epoch %d)", record.worker, record.leader_epoch)
             return True
-        if int(v.get("seq", 0)) > member.seq:
-            member.seq = int(v["seq"])
+        fresh = (record.leader_epoch == self._leader_epoch
+                 and self._leader == (record.leader, record.leader_session)
+                 and record.generation > (self._assignment.generation if self._assignment else 0))
+        if not fresh:
+            return False  # fenced: not from the current leader, or not newer
+        self._assignment = record
+        return True
+
+    def _apply_heartbeat(self, beat: Heartbeat, offset: int) -> bool:
+        age = max(0.0, (self._now_ms() - beat.ts) / 1000.0)
+        seen = self._clock.monotonic() - age
+        member = self._members.get(beat.worker)
+        if member is None or member.session != beat.session:
+            self._members[beat.worker] = Member(beat.worker, beat.session, beat.url, beat.seq, offset, seen)
+            return True
+        if beat.seq > member.seq:
+            member.seq = beat.seq
             member.last_seen = max(member.last_seen, seen)
         return False
-
-
-def _now_ms() -> int:
-    return int(time.time() * 1000)

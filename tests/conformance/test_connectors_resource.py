@@ -17,8 +17,8 @@ import httpx
 import pytest
 
 from tests.harness.brokers import Broker, free_port
+from tests.harness.membership import leader_of
 from tests.harness.workers import Cluster, WorkerProcess, wait_for
-from tests.test_worker_cluster import leader_of
 
 SPECIAL = "ta/b&c=d//\\rx=1þ.1>< `'\" x%y+z!ሴ#$&'(æ)*+,:;=?ñ@[]ÿ"
 CONTROL = "ta/b&c=drx=1\n.1>< `'\" x%y+z!#$&'()*+,:;=?@[]"

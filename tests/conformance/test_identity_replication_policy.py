@@ -10,7 +10,7 @@ from connectors.mirror.client import count_hops
 from connectors.mirror.filters import TopicFilter
 from connectors.mirror.policy import IdentityReplicationPolicy
 from connectors.mirror.topics import TopicSelector
-from tests.conformance.test_mirror_client import FakeMirrorClient
+from tests.harness.mirror_client import FakeMirrorClient
 
 
 class AcceptAll(TopicFilter):

@@ -8,7 +8,7 @@ import pytest
 from connectors.mirror.checkpoint import MirrorCheckpointConnector
 from connectors.mirror.client_config import java_client_config
 from connectors.mirror.config import CHECKPOINT, MirrorConfig
-from tests.conformance.test_mirror_source_config import make_props
+from tests.harness.mirror import make_props
 
 
 def checkpoint(*pairs: str) -> MirrorConfig:

@@ -5,19 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from connectors.mirror.client import MirrorClient, count_hops
-from connectors.mirror.policy import DefaultReplicationPolicy, IdentityReplicationPolicy, ReplicationPolicy
-
-
-class FakeMirrorClient(MirrorClient):
-    """A MirrorClient without a cluster: `list_topics` returns the given names."""
-
-    def __init__(self, topics: list[str] | None = None, policy: ReplicationPolicy | None = None) -> None:
-        self.policy = policy or DefaultReplicationPolicy()
-        self.topics = list(topics or [])
-
-    def list_topics(self) -> set[str]:
-        return set(self.topics)
+from connectors.mirror.client import count_hops
+from connectors.mirror.policy import DefaultReplicationPolicy, IdentityReplicationPolicy
+from tests.harness.mirror_client import FakeMirrorClient
 
 
 def identity(source: str) -> IdentityReplicationPolicy:

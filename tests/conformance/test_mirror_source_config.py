@@ -15,14 +15,7 @@ from connectors.mirror.config import SOURCE, MirrorConfig
 from connectors.mirror.source_connector import MirrorSourceConnector
 from connectors.mirror.source_task import parse_partitions
 from pyconnect.api.config import ConfigException
-
-
-def make_props(*pairs: str) -> dict[str, str]:
-    """Kafka's TestUtils.makeProps: a named connector from source1 to target2, plus `pairs`."""
-    props = {"name": "ConnectorName", "connector.class": "ConnectorClass", "source.cluster.alias": "source1",
-             "target.cluster.alias": "target2"}
-    props.update(zip(pairs[::2], pairs[1::2], strict=True))
-    return props
+from tests.harness.mirror import make_props
 
 
 def source(*pairs: str) -> MirrorConfig:

@@ -22,6 +22,11 @@ def partition_count(bootstrap: str, topic: str) -> int:
     return len(found.partitions) if found is not None and found.error is None else 0
 
 
+def topic_names(bootstrap: str) -> set[str]:
+    """Names of every topic on the cluster."""
+    return set(AdminClient({"bootstrap.servers": bootstrap}).list_topics(timeout=10).topics)
+
+
 def topic_config(bootstrap: str, topic: str) -> dict[str, str]:
     admin = AdminClient({"bootstrap.servers": bootstrap})
     fut = admin.describe_configs([ConfigResource(ConfigResource.Type.TOPIC, topic)])

@@ -10,6 +10,14 @@ from tests.harness.kafka_io import read_messages
 MIRROR_SOURCE = "org.apache.kafka.connect.mirror.MirrorSourceConnector"
 
 
+def make_props(*pairs: str) -> dict[str, str]:
+    """Kafka's TestUtils.makeProps: a named connector from source1 to target2, plus `pairs` (key, value, ...)."""
+    props = {"name": "ConnectorName", "connector.class": "ConnectorClass", "source.cluster.alias": "source1",
+             "target.cluster.alias": "target2"}
+    props.update(zip(pairs[::2], pairs[1::2], strict=True))
+    return props
+
+
 def cluster_settings(side: str, broker: Broker) -> dict[str, str]:
     """`<side>.cluster.bootstrap.servers` plus the harness's client overrides for that broker."""
     out = {f"{side}.cluster.bootstrap.servers": broker.bootstrap}

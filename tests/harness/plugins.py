@@ -1,10 +1,10 @@
-"""Plugins for REST tests that only validate configs: workers load them by Python path."""
+"""Plugins for REST tests that only validate configs: workers load them by Python path (never started)."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from pyconnect.api import ConfigDef, SourceConnector, SourceTask
+from pyconnect.api import ConfigDef, ConfigKey, ConfigType, Importance, SourceConnector, SourceTask
 
 
 class ValidateOnlyConnector(SourceConnector):
@@ -26,3 +26,17 @@ class ValidateOnlyConnector(SourceConnector):
 
     def stop(self) -> None:
         pass
+
+
+class SecretSourceConnector(ValidateOnlyConnector):
+    """A plugin with a PASSWORD key and defaults of each shape; workers load it by its Python path."""
+
+    PATH = "tests.harness.plugins:SecretSourceConnector"
+    CONFIG = ConfigDef([
+        ConfigKey("secret", ConfigType.PASSWORD, importance=Importance.HIGH, documentation="A password."),
+        ConfigKey("fallback.secret", ConfigType.PASSWORD, "p", Importance.LOW),
+        ConfigKey("level", ConfigType.STRING, "info", Importance.LOW),
+        ConfigKey("ratio", ConfigType.DOUBLE, 1e-4, Importance.LOW),
+        ConfigKey("hosts", ConfigType.LIST, ["a", "b"], Importance.LOW),
+        ConfigKey("flag", ConfigType.BOOLEAN, False, Importance.LOW),
+    ])

@@ -1,35 +1,56 @@
-"""Membership protocol over the in-memory log: election, failure detection and fencing."""
+"""Membership protocol over the in-memory log: election, failure detection and fencing.
+
+Time is a FakeClock: the tests move it on by hand, so nothing here waits through a real time window.
+"""
 
 from __future__ import annotations
 
-import time
+import threading
 
 import orjson
+import pytest
 
 from pyconnect.runtime.assignment import WorkerAssignment
 from pyconnect.runtime.membership import Membership
 from pyconnect.storage.log import MemoryLog, MemoryTopic
+from tests.harness.clock import FakeClock
 
 
-def member(topic: MemoryTopic, wid: str, session_ms: int = 400) -> Membership:
-    m = Membership(MemoryLog(topic), wid, f"http://{wid}", session_ms, 50)
+@pytest.fixture
+def clock() -> FakeClock:
+    return FakeClock()
+
+
+def member(topic: MemoryTopic, clock: FakeClock, wid: str, session_ms: int = 400) -> Membership:
+    """A started member beating every 50 ms of fake time (its heartbeat thread already asleep on the clock)."""
+    m = Membership(MemoryLog(topic), wid, f"http://{wid}", session_ms, 50, clock=clock)
     m.start()
+    clock.await_sleeper(f"membership-heartbeat-{wid}")
     return m
 
 
-def wait(predicate, timeout: float = 3.0) -> bool:  # type: ignore[no-untyped-def]
-    """Poll `predicate` under a deadline (the sleep below is the poll interval, not a wait for an event)."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if predicate():
-            return True
-        time.sleep(0.01)  # the poll interval under the deadline, not a wait for an event
-    return False
+def crash(m: Membership) -> None:
+    """As after kill -9: the member's heartbeats stop, and no leave record is written."""
+    with m._changed:
+        m._stopping = True
+        m._changed.notify_all()
+    assert m._thread is not None
+    m._thread.join(5)
+    assert not m._thread.is_alive()
 
 
-def test_first_joined_becomes_leader_and_others_follow() -> None:
+def waiter(clock: FakeClock, m: Membership, timeout: float, name: str) -> tuple[threading.Thread, list[bool]]:
+    """`m.await_leader(timeout)` on a thread named `name`, once it is waiting on the clock."""
+    result: list[bool] = []
+    thread = threading.Thread(target=lambda: result.append(m.await_leader(timeout)), name=name)
+    thread.start()
+    clock.await_sleeper(name)
+    return thread, result
+
+
+def test_first_joined_becomes_leader_and_others_follow(clock: FakeClock) -> None:
     topic = MemoryTopic()
-    a, b, c = member(topic, "a"), member(topic, "b"), member(topic, "c")
+    a, b, c = member(topic, clock, "a"), member(topic, clock, "b"), member(topic, clock, "c")
     assert not b.maybe_claim() and not c.maybe_claim()  # not first in join order
     assert a.maybe_claim()
     assert a.is_leader() and b.leader == (a.worker_id, a.session) and c.leader == b.leader
@@ -37,9 +58,9 @@ def test_first_joined_becomes_leader_and_others_follow() -> None:
         m.stop()
 
 
-def test_only_first_claim_of_an_epoch_wins() -> None:
+def test_only_first_claim_of_an_epoch_wins(clock: FakeClock) -> None:
     topic = MemoryTopic()
-    a, b = member(topic, "a"), member(topic, "b")
+    a, b = member(topic, clock, "a"), member(topic, clock, "b")
     log = MemoryLog(topic)
     log.send(b"claim-b", orjson.dumps({"worker": "b", "session": b.session, "leader_epoch": 1}))
     log.send(b"claim-a", orjson.dumps({"worker": "a", "session": a.session, "leader_epoch": 1}))
@@ -48,29 +69,30 @@ def test_only_first_claim_of_an_epoch_wins() -> None:
     b.stop()
 
 
-def test_dead_leader_is_detected_and_replaced() -> None:
+def test_dead_leader_is_detected_and_replaced(clock: FakeClock) -> None:
     topic = MemoryTopic()
-    a, b = member(topic, "a"), member(topic, "b")
+    a, b = member(topic, clock, "a"), member(topic, clock, "b")
     assert a.maybe_claim()
-    a._stop.set()  # the leader's heartbeats stop, as after kill -9 (no leave record)
-    started = time.monotonic()
-    assert wait(lambda: b.sync() and (b.maybe_claim() or b.is_leader()))
-    assert time.monotonic() - started >= 0.3, "must wait for the session timeout"
+    crash(a)
+    clock.advance(0.35)  # b keeps beating; a's last heartbeat is 0.35 s old, inside the 0.4 s session
+    assert b.sync() and not b.maybe_claim() and not b.is_leader(), "must wait for the session timeout"
+    clock.advance(0.1)
+    assert b.sync() and b.maybe_claim()
     assert b.leader_epoch == 2 and b.leader == ("b", b.session)
     b.stop()
 
 
-def test_leave_record_triggers_immediate_election() -> None:
+def test_leave_record_triggers_immediate_election(clock: FakeClock) -> None:
     topic = MemoryTopic()
-    a, b = member(topic, "a", session_ms=60_000), member(topic, "b", session_ms=60_000)
+    a, b = member(topic, clock, "a", session_ms=60_000), member(topic, clock, "b", session_ms=60_000)
     assert a.maybe_claim()
     a.stop()
     assert b.maybe_claim()
 
 
-def test_stale_leader_assignment_is_fenced() -> None:
+def test_stale_leader_assignment_is_fenced(clock: FakeClock) -> None:
     topic = MemoryTopic()
-    a, b = member(topic, "a"), member(topic, "b")
+    a, b = member(topic, clock, "a"), member(topic, clock, "b")
     assert a.maybe_claim()
     assert a.publish({"a": WorkerAssignment(frozenset(["c"]), frozenset(["c-0"]))})
     assert b.assignment is not None and b.assignment.of("a").tasks == {"c-0"}
@@ -87,27 +109,30 @@ def test_stale_leader_assignment_is_fenced() -> None:
     b.stop()
 
 
-def test_worker_that_cannot_read_is_out_of_sync() -> None:
+def test_worker_that_cannot_read_is_out_of_sync(clock: FakeClock) -> None:
     topic = MemoryTopic()
-    a = member(topic, "a", session_ms=200)
+    a = member(topic, clock, "a", session_ms=200)
     assert a.in_sync()
-    assert wait(lambda: not a.in_sync(), 1.0), "self-fencing after a session timeout without a sync"
+    clock.advance(0.19)
+    assert a.in_sync(), "in sync until a whole session timeout has passed without a sync"
+    clock.advance(0.02)
+    assert not a.in_sync(), "self-fencing after a session timeout without a sync"
     a.sync()
     assert a.in_sync()
     a.stop()
 
 
-def test_requests_wait_for_a_leader_instead_of_failing_while_joining() -> None:
-    import threading
+def test_requests_wait_for_a_leader_instead_of_failing_while_joining(clock: FakeClock) -> None:
     topic = MemoryTopic()
-    a, b = member(topic, "a"), member(topic, "b")
-    assert not b.await_leader(0.05)  # nobody has claimed yet: a short wait times out
-    result: list[bool] = []
-    waiter = threading.Thread(target=lambda: result.append(b.await_leader(3.0)))
-    waiter.start()
-    time.sleep(0.05)  # let the waiter block first, so the claim is what wakes it
+    a, b = member(topic, clock, "a"), member(topic, clock, "b")
+    short, short_result = waiter(clock, b, 0.05, "short-wait")
+    clock.advance(0.05)  # nobody has claimed yet: a short wait times out
+    short.join(5)
+    assert short_result == [False]
+    # The waiter blocks first (it sleeps on the clock), so the claim is what wakes it.
+    waiting, result = waiter(clock, b, 3.0, "waiter")
     assert a.maybe_claim()
-    waiter.join(5)
+    waiting.join(5)
     assert result == [True] and b.leader_url() == "http://a"
     a.stop()
     b.stop()
