@@ -1,4 +1,4 @@
-"""`/`, `/health` and `/admin/loggers`."""
+"""`/admin/loggers`: log levels of this worker, or of every worker (`scope=cluster`)."""
 
 from __future__ import annotations
 
@@ -7,54 +7,33 @@ from typing import Any
 from fastapi import APIRouter, Query
 from fastapi.responses import JSONResponse, Response
 
-import pyconnect
-from pyconnect.runtime import loggers
-from pyconnect.runtime.herder import Herder, HerderError
-from rest.models import ERRORS, LoggerLevel, ServerInfo, WorkerStatus
+from pyconnect.runtime.herder import Herder
+from rest import bodies
+from rest.errors import RestError
+from rest.models import ERRORS, LoggerLevel
 
 
-def router(herder: Herder, cluster_id: str) -> APIRouter:
+def router(herder: Herder) -> APIRouter:
+    """Reading and setting log levels."""
     api = APIRouter(tags=["admin"])
-    worker = herder.worker
-
-    @api.get("/", responses={200: {"model": ServerInfo}})
-    def root() -> Any:
-        return {"version": pyconnect.__version__, "commit": "", "kafka_cluster_id": cluster_id}
-
-    @api.get("/health", responses={200: {"model": WorkerStatus}, 500: {"model": WorkerStatus},
-                                   503: {"model": WorkerStatus}})
-    def health() -> Response:
-        if not worker.started.is_set() or worker.membership.assignment is None:
-            return JSONResponse({"status": "starting", "message": "Worker is still starting up."}, 503)
-        if not worker.membership.in_sync():
-            return JSONResponse({"status": "unhealthy", "message": "Worker has not been able to read the "
-                                 "cluster's membership topic within the session timeout."}, 500)
-        if not worker.loop_alive():
-            return JSONResponse({"status": "unhealthy", "message": "Worker's main loop is not progressing."}, 500)
-        return JSONResponse({"status": "healthy",
-                             "message": "Worker has completed startup and is ready to handle requests."})
 
     @api.get("/admin/loggers", responses={200: {"model": dict[str, LoggerLevel]}})
     def all_loggers() -> Any:
-        return loggers.all_levels()
+        return {name: bodies.logger_level(level) for name, level in herder.logger_levels().items()}
 
     @api.get("/admin/loggers/{name}", responses={200: {"model": LoggerLevel}, **ERRORS})
     def get_logger(name: str) -> Any:
-        found = loggers.describe(name)
-        if found is None:
-            raise HerderError(404, f"Logger {name} not found.")
-        return found
+        return bodies.logger_level(herder.logger_level(name))
 
     @api.put("/admin/loggers/{name}", responses={200: {"model": list[str]}, 204: {}, **ERRORS})
     def set_logger(name: str, body: dict[str, Any], scope: str = Query(default="worker")) -> Response:
         level = body.get("level")
         if not isinstance(level, str) or not level:
-            raise HerderError(400, "Desired 'level' parameter was not specified in request.")
-        if level.upper() not in loggers.LEVELS:
-            raise HerderError(404, f"invalid log level '{level}'.")
+            raise RestError(400, "Desired 'level' parameter was not specified in request.")
         if scope.lower() == "cluster":
-            worker.configs.put_logger_level(name, level.upper())
+            herder.set_cluster_logger_level(name, level)
             return Response(status_code=204)
-        return JSONResponse(loggers.set_level(name, level))
+        # Any other scope is the worker's, as in Connect.
+        return JSONResponse(herder.set_worker_logger_level(name, level))
 
     return api

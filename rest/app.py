@@ -1,8 +1,24 @@
 """The worker's REST API: Connect's paths, bodies, status codes and error bodies (compat-spec §A).
 
 Every error is `{"error_code": <status>, "message": ...}`, including unknown paths (404) and wrong
-methods (405). A trailing slash is ignored. With BasicAuthSecurityRestExtension configured, every
-request needs valid credentials (401 otherwise).
+methods (405); `rest.errors` maps the herder's errors to status codes. A trailing slash is ignored.
+With BasicAuthSecurityRestExtension configured, every request needs valid credentials (401
+otherwise).
+
+One router per resource:
+
+    rest.root                  /, /health
+    rest.admin                 /admin/loggers, /admin/loggers/{name}
+    rest.connectors            /connectors, /connectors/{name}
+    rest.connector_tasks       /connectors/{name}/status, /tasks, /tasks-config, /tasks/{task}/status
+    rest.connector_config      /connectors/{name}/config
+    rest.connector_lifecycle   /connectors/{name}/tasks/{task}/restart, /restart, /pause, /resume, /stop
+    rest.connector_offsets     /connectors/{name}/offsets
+    rest.connector_topics      /connectors/{name}/topics, /topics/reset
+    rest.plugins               /connector-plugins, /{plugin}/config, /{plugin}/config/validate
+
+Leader-only writes take `rest.forwarding.Routing`'s dependency, which forwards them when the herder
+answers NotLeader.
 """
 
 from __future__ import annotations
@@ -10,22 +26,27 @@ from __future__ import annotations
 from typing import Any
 
 from fastapi import FastAPI, Request
-from fastapi.exceptions import RequestValidationError
 from fastapi.openapi.utils import get_openapi
-from fastapi.responses import JSONResponse
-from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 import pyconnect
-from pyconnect.runtime.herder import Herder, HerderError
+from pyconnect.runtime.herder import Herder
 from pyconnect.runtime.worker import Worker
-from rest import admin, connectors, plugins
-from rest.forwarding import Forwarder
+from rest import (
+    admin,
+    connector_config,
+    connector_lifecycle,
+    connector_offsets,
+    connector_tasks,
+    connector_topics,
+    connectors,
+    errors,
+    plugins,
+    root,
+)
+from rest.errors import error
+from rest.forwarding import Forwarder, Routing
 from rest.security import BasicAuth, client_verify
-
-
-def error(status: int, message: str, headers: dict[str, str] | None = None) -> JSONResponse:
-    return JSONResponse({"error_code": status, "message": message}, status_code=status, headers=headers)
 
 
 class _StripTrailingSlash:
@@ -42,35 +63,29 @@ class _StripTrailingSlash:
         await self.app(scope, receive, send)
 
 
-def _validation_message(exc: RequestValidationError) -> str:
-    first: dict[str, Any] = exc.errors()[0] if exc.errors() else {}
-    where = ".".join(str(p) for p in first.get("loc", ()) if p != "body")
-    msg = str(first.get("msg", "malformed request"))
-    return f"Invalid request body: {where}: {msg}" if where else f"Invalid request body: {msg}"
+class _ConnectApi(FastAPI):
+    """FastAPI with an OpenAPI document that lists no 422 answers."""
+
+    def openapi(self) -> dict[str, Any]:
+        """The document /openapi.json serves, built once."""
+        # Request validation errors answer 400 with Connect's error body, not FastAPI's 422.
+        if self.openapi_schema is None:
+            schema = get_openapi(title=self.title, version=self.version, routes=self.routes)
+            for path in schema.get("paths", {}).values():
+                for operation in path.values():
+                    operation.get("responses", {}).pop("422", None)
+            self.openapi_schema = schema
+        return self.openapi_schema
 
 
 def create_app(worker: Worker) -> FastAPI:
+    """The REST API of `worker` (one app per worker: dedicated MirrorMaker mounts one per flow)."""
     herder = Herder(worker)
-    forwarder = Forwarder(client_verify(worker.config.raw))
+    routing = Routing(herder, Forwarder(client_verify(worker.config.raw)))
     auth = BasicAuth.from_worker(worker.config.raw)
-    app = FastAPI(title="pyconnect REST API (Kafka Connect compatible)", version=pyconnect.__version__,
-                  redirect_slashes=False)
-
-    @app.exception_handler(HerderError)
-    async def herder_error(_r: Request, exc: HerderError) -> JSONResponse:
-        return error(exc.status, exc.message)
-
-    @app.exception_handler(StarletteHTTPException)
-    async def http_error(_r: Request, exc: StarletteHTTPException) -> JSONResponse:
-        return error(exc.status_code, f"HTTP {exc.status_code} {exc.detail}")
-
-    @app.exception_handler(RequestValidationError)
-    async def bad_request(_r: Request, exc: RequestValidationError) -> JSONResponse:
-        return error(400, _validation_message(exc))
-
-    @app.exception_handler(Exception)
-    async def internal(_r: Request, exc: Exception) -> JSONResponse:
-        return error(500, str(exc) or type(exc).__name__)
+    app = _ConnectApi(title="pyconnect REST API (Kafka Connect compatible)", version=pyconnect.__version__,
+                      redirect_slashes=False)
+    errors.install(app)
 
     if auth is not None:
         @app.middleware("http")
@@ -81,19 +96,15 @@ def create_app(worker: Worker) -> FastAPI:
                              {"WWW-Authenticate": 'Basic realm="connect"'})
             return await call_next(request)
 
-    def openapi() -> dict[str, Any]:
-        # Request validation errors answer 400 with Connect's error body, not FastAPI's 422.
-        if app.openapi_schema is None:
-            schema = get_openapi(title=app.title, version=app.version, routes=app.routes)
-            for path in schema.get("paths", {}).values():
-                for operation in path.values():
-                    operation.get("responses", {}).pop("422", None)
-            app.openapi_schema = schema
-        return app.openapi_schema
-
-    app.openapi = openapi  # type: ignore[method-assign]
-    app.include_router(admin.router(herder, worker.cluster_id))
-    app.include_router(connectors.router(herder, forwarder))
+    # Registered in the order of the paths in /openapi.json.
+    app.include_router(root.router(herder))
+    app.include_router(admin.router(herder))
+    app.include_router(connectors.router(herder, routing))
+    app.include_router(connector_tasks.router(herder))
+    app.include_router(connector_config.router(herder, routing))
+    app.include_router(connector_lifecycle.router(herder, routing))
+    app.include_router(connector_offsets.router(herder, routing))
+    app.include_router(connector_topics.router(herder))
     app.include_router(plugins.router(herder))
     app.add_middleware(_StripTrailingSlash)
     return app

@@ -1,10 +1,18 @@
-"""Connect's REST entities (compat-spec §A.2) as pydantic models, so /openapi.json documents them."""
+"""Connect's REST entities (compat-spec §A.2) as pydantic models, so /openapi.json documents them;
+the request bodies, and how a config map in a body is read.
+
+The models have no docstrings on purpose: pydantic would publish them in /openapi.json as schema
+descriptions. `rest.bodies` writes the response bodies these models describe.
+"""
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Mapping
+from typing import Any, cast
 
 from pydantic import BaseModel, ConfigDict, Field
+
+from rest.errors import RestError
 
 
 class ErrorBody(BaseModel):
@@ -116,6 +124,42 @@ class ConfigInfos(BaseModel):
 class LoggerLevel(BaseModel):
     level: str
     last_modified: int | None
+
+
+# POST /connectors
+class CreateConnectorRequest(BaseModel):
+    name: str | None = None  # missing: "", which the name validator rejects, as Connect does
+    config: dict[str, Any] = Field(default_factory=dict)
+    initial_state: str | None = None
+
+
+# PATCH /connectors/{name}/offsets: one entry, and the body
+class OffsetEntry(BaseModel):
+    partition: dict[str, Any]
+    offset: dict[str, Any] | None = None
+
+
+class OffsetsRequest(BaseModel):
+    offsets: list[OffsetEntry] | None = None
+
+
+def string_map(body: Mapping[str, Any]) -> dict[str, str | None]:
+    """Connect's Map<String,String> as Jackson reads it: scalars become strings (booleans in lower
+    case), null stays null, a nested value is a 400."""
+    out: dict[str, str | None] = {}
+    for key, value in body.items():
+        if isinstance(value, (dict, list)):
+            raise RestError(400, f"Cannot deserialize value of type `java.lang.String` from {type(value).__name__} "
+                                 f"for configuration {key}")
+        out[str(key)] = ("true" if value else "false") if isinstance(value, bool) else (
+            None if value is None else str(value))
+    return out
+
+
+def connector_config(body: Mapping[str, Any]) -> dict[str, str]:
+    """A connector config from a request body. A null value is kept, as Java keeps it: the runtime
+    types config maps `dict[str, str]` and lets them hold None (see ConfigSnapshot)."""
+    return cast(dict[str, str], string_map(body))
 
 
 ERRORS: dict[int | str, dict[str, Any]] = {

@@ -1,4 +1,4 @@
-"""`/connector-plugins` resource."""
+"""`/connector-plugins` resource: the plugin listing, config definitions and config validation."""
 
 from __future__ import annotations
 
@@ -6,9 +6,10 @@ from typing import Any
 
 from fastapi import APIRouter
 
-from pyconnect.runtime.herder import Herder, HerderError
-from rest.connectors import _strings
-from rest.models import ERRORS, ConfigInfos, ConfigKeyInfo, PluginInfo
+from pyconnect.runtime.herder import Herder
+from rest import bodies
+from rest.errors import RestError
+from rest.models import ERRORS, ConfigInfos, ConfigKeyInfo, PluginInfo, connector_config
 
 ALIAS_SUFFIX = "Connector"
 
@@ -24,19 +25,19 @@ def router(herder: Herder) -> APIRouter:
 
     @api.get("", responses={200: {"model": list[PluginInfo]}, **ERRORS})
     def plugins(connectorsOnly: bool = True) -> Any:  # noqa: N803
-        return herder.plugins(connectorsOnly)
+        return [bodies.plugin(p) for p in herder.plugins(connectorsOnly)]
 
     @api.get("/{plugin}/config", responses={200: {"model": list[ConfigKeyInfo]}, **ERRORS})
     def plugin_config(plugin: str) -> Any:
-        return herder.plugin_config(plugin)
+        return [bodies.config_key(k) for k in herder.plugin_config(plugin)]
 
     @api.put("/{plugin}/config/validate", responses={200: {"model": ConfigInfos}, **ERRORS})
     def validate(plugin: str, config: dict[str, Any]) -> Any:
-        values = _strings(config)
+        values = connector_config(config)
         included = values.get("connector.class")
         # Only a class that is given is checked against the path; the herder reports a missing one.
         if included is not None and not normalized_plugin_name(included).endswith(normalized_plugin_name(plugin)):
-            raise HerderError(400, f"Included connector type {included} does not match request type {plugin}")
-        return herder.validate(values)
+            raise RestError(400, f"Included connector type {included} does not match request type {plugin}")
+        return bodies.config_infos(herder.validate(values))
 
     return api

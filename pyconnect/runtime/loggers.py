@@ -6,6 +6,8 @@ import logging
 import threading
 import time
 
+from pyconnect.runtime.results import LoggerLevel
+
 LEVELS = {"TRACE": 5, "DEBUG": logging.DEBUG, "INFO": logging.INFO, "WARN": logging.WARNING,
           "ERROR": logging.ERROR, "FATAL": logging.CRITICAL, "OFF": logging.CRITICAL + 10}
 _NAMES = {v: k for k, v in LEVELS.items()}
@@ -21,15 +23,15 @@ def _known() -> dict[str, logging.Logger]:
     return {n: lg for n, lg in logging.root.manager.loggerDict.items() if isinstance(lg, logging.Logger)}
 
 
-def describe(name: str) -> dict[str, object] | None:
-    """`{"level", "last_modified"}` of one logger, or None if no such logger exists."""
+def describe(name: str) -> LoggerLevel | None:
+    """The level of one logger and when it was set, or None if no such logger exists."""
     if name != "root" and name not in _known():
         return None
     logger = logging.getLogger() if name == "root" else logging.getLogger(name)
-    return {"level": level_name(logger.getEffectiveLevel()), "last_modified": _modified.get(name)}
+    return LoggerLevel(level_name(logger.getEffectiveLevel()), _modified.get(name))
 
 
-def all_levels() -> dict[str, dict[str, object]]:
+def all_levels() -> dict[str, LoggerLevel]:
     """Loggers with an explicit level, plus root (as Connect lists them)."""
     out = {"root": describe("root")}
     for name, logger in sorted(_known().items()):

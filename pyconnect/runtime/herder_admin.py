@@ -1,0 +1,85 @@
+"""The worker-wide half of the herder: server info, health, plugins and config validation, log levels.
+`pyconnect.runtime.herder.Herder` adds the connectors."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import pyconnect
+from pyconnect.runtime import config_validation, loggers
+from pyconnect.runtime.errors import NotFound
+from pyconnect.runtime.results import ConfigInfos, ConfigKeyInfo, LoggerLevel, PluginDesc, ServerInfo, WorkerHealth
+from pyconnect.runtime.worker import Worker
+
+# Converters every worker has (ours are built in, so they are listed rather than discovered).
+CONVERTERS = [("org.apache.kafka.connect.converters.ByteArrayConverter", "converter"),
+              ("org.apache.kafka.connect.storage.StringConverter", "converter"),
+              ("org.apache.kafka.connect.json.JsonConverter", "converter")]
+
+
+class WorkerAdmin:
+    """Operations on this worker and its installation rather than on connectors."""
+
+    def __init__(self, worker: Worker) -> None:
+        self.worker = worker
+
+    def server_info(self) -> ServerInfo:
+        """Version and the Kafka cluster this worker's internal topics live on."""
+        return ServerInfo(pyconnect.__version__, "", self.worker.cluster_id)
+
+    def health(self) -> WorkerHealth:
+        """Connect's worker health (KIP-1017): starting, healthy, or unhealthy and why."""
+        worker = self.worker
+        if not worker.started.is_set() or worker.membership.assignment is None:
+            return WorkerHealth("starting", "Worker is still starting up.")
+        if not worker.membership.in_sync():
+            return WorkerHealth("unhealthy", "Worker has not been able to read the cluster's membership topic within "
+                                             "the session timeout.")
+        if not worker.loop_alive():
+            return WorkerHealth("unhealthy", "Worker's main loop is not progressing.")
+        return WorkerHealth("healthy", "Worker has completed startup and is ready to handle requests.")
+
+    # plugins ---------------------------------------------------------------------------------
+
+    def plugins(self, connectors_only: bool) -> list[PluginDesc]:
+        """Installed connectors, and with `connectors_only` False the converters too."""
+        out = [PluginDesc(p.java_class, p.type, p.version()) for p in self.worker.plugins.all()]
+        if not connectors_only:
+            out += [PluginDesc(c, t, "0.1.0") for c, t in CONVERTERS]
+        return out
+
+    def plugin_config(self, plugin: str) -> list[ConfigKeyInfo]:
+        """The config keys of a connector plugin; NotFound for an unknown one."""
+        return config_validation.plugin_config(self.worker.plugins, plugin)
+
+    def validate(self, config: Mapping[str, str]) -> ConfigInfos:
+        """Validate a connector config against its `connector.class` (errors are in the answer)."""
+        return config_validation.validate(self.worker.plugins, config)
+
+    # log levels ------------------------------------------------------------------------------
+
+    def logger_levels(self) -> dict[str, LoggerLevel]:
+        """Loggers with an explicit level, and root."""
+        return loggers.all_levels()
+
+    def logger_level(self, name: str) -> LoggerLevel:
+        """One logger's level; NotFound if no such logger exists."""
+        found = loggers.describe(name)
+        if found is None:
+            raise NotFound(f"Logger {name} not found.")
+        return found
+
+    @staticmethod
+    def _require_level(level: str) -> None:
+        if level.upper() not in loggers.LEVELS:
+            raise NotFound(f"invalid log level '{level}'.")
+
+    def set_worker_logger_level(self, namespace: str, level: str) -> list[str]:
+        """Set the level of `namespace` and the loggers below it on this worker; the affected names."""
+        self._require_level(level)
+        return loggers.set_level(namespace, level)
+
+    def set_cluster_logger_level(self, namespace: str, level: str) -> None:
+        """Set the level on every worker, through the config topic (KIP-976)."""
+        self._require_level(level)
+        self.worker.configs.put_logger_level(namespace, level.upper())
