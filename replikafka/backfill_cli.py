@@ -22,7 +22,7 @@ from typing import Any
 
 from pyconnect.config.properties import ConfigFileError, load_properties
 from pyconnect.config.providers import resolve_config
-from pyconnect.config.worker import load_worker_config
+from pyconnect.config.worker import WorkerConfig, load_worker_config
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -67,89 +67,118 @@ class ProgressBar:
         self._lines = len(lines)
 
 
-def run(args: argparse.Namespace) -> int:
-    from connectors.mirror.backfill_plan import candidates
-    from connectors.mirror.backfill_task import MirrorBackfillTask
-    from connectors.mirror.source_connector import MirrorSourceConnector
-    from pyconnect.kafka.admin import Admin
-    from pyconnect.plugins import registry
-    from pyconnect.runtime.batch_runner import BatchContext
-    from pyconnect.runtime.connector_runner import connector_instance
-    from pyconnect.runtime.source_runner import ConnectorOffsetReader
-    from pyconnect.runtime.worker import kafka_log_factory
-    from pyconnect.storage.offset_store import OffsetStore
+class _Exit(Exception):
+    """Stop with `code`, printing `message` (if any) to stderr."""
 
+    def __init__(self, code: int, message: str = "") -> None:
+        super().__init__(message)
+        self.code, self.message = code, message
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        return _run(args)
+    except _Exit as stop:
+        if stop.message:
+            print(stop.message, file=sys.stderr)
+        return stop.code
+
+
+def _connector(args: argparse.Namespace) -> tuple[WorkerConfig, str, dict[str, str], Any]:
+    """The worker settings, connector name, resolved config and a validated MirrorSourceConnector."""
+    from connectors.mirror.source_connector import MirrorSourceConnector
+    from pyconnect.plugins import registry
+    from pyconnect.runtime.connector_runner import connector_instance
+
+    path = args.connector_properties
     try:
         worker = load_worker_config(load_properties(args.worker_properties))
-        raw = load_properties(args.connector_properties).values()
+        raw = load_properties(path).values()
     except ConfigFileError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
+        raise _Exit(2, f"error: {exc}") from None
     name = raw.get("name", "").strip()
     if not name:
-        print(f"error: {args.connector_properties}: name: the connector name is required", file=sys.stderr)
-        return 2
+        raise _Exit(2, f"error: {path}: name: the connector name is required")
     config = resolve_config(raw)
     if args.threshold is not None:
         config["backfill.threshold.records"] = str(args.threshold)
     try:
         connector = connector_instance(registry, config)
     except ValueError as exc:
-        print(f"error: {args.connector_properties}: connector.class: {exc}", file=sys.stderr)
-        return 2
+        raise _Exit(2, f"error: {path}: connector.class: {exc}") from None
     if not isinstance(connector, MirrorSourceConnector):
-        print(f"error: {args.connector_properties}: connector.class: backfill needs a MirrorSourceConnector, "
-              f"not {config.get('connector.class')}", file=sys.stderr)
-        return 2
+        raise _Exit(2, f"error: {path}: connector.class: backfill needs a MirrorSourceConnector, "
+                       f"not {config.get('connector.class')}")
     errors = [f"{k}: {m}" for k, v in connector.validate(config).items() for m in v.errors]
     if errors:
-        print(f"error: {args.connector_properties}: " + "; ".join(errors), file=sys.stderr)
-        return 2
+        raise _Exit(2, f"error: {path}: " + "; ".join(errors))
+    return worker, name, config, connector
+
+
+def _partitions(args: argparse.Namespace, connector: Any, reader: Any, config: Mapping[str, str]) -> set[Any]:
+    """The partitions to backfill: the named topics' (checked to exist), or the connector's plan."""
+    from connectors.mirror.backfill_plan import candidates
+    from pyconnect.kafka.admin import Admin
+
+    connector.initialize(_CliContext(reader))
+    connector.start({**config, "backfill.enabled": "true", "refresh.topics.enabled": "false"})
+    try:
+        cfg = connector.cfg
+        if not args.topic:
+            return set(connector.backfill_partitions())
+        existing = Admin(cfg.client("source", "admin")).topic_partitions()
+        unknown = [t for t in args.topic if t not in existing]
+        if unknown:
+            raise _Exit(2, f"error: topic(s) {', '.join(unknown)} do not exist on source cluster {cfg.source} "
+                           f"({cfg.client('source', 'admin').get('bootstrap.servers')})")
+        connector.remote.ensure({t: existing[t] for t in args.topic})
+        return set(candidates(cfg, reader, {(t, p) for t in args.topic for p in range(existing[t])}))
+    finally:
+        connector.stop()
+
+
+def _copy(tps: set[Any], name: str, config: Mapping[str, str], reader: Any, offsets: Any) -> int:
+    """Run the batch task over `tps` until done, or until SIGTERM/SIGINT (then resumable)."""
+    from connectors.mirror.backfill_task import MirrorBackfillTask
+    from pyconnect.runtime.batch_runner import BatchContext
+
+    task = MirrorBackfillTask()
+    task.initialize(BatchContext(reader, config, offsets, name, ProgressBar(), 60.0))
+    task.start({**config, "backfill.assigned.partitions": ",".join(f"{t}-{p}" for t, p in sorted(tps))})
+    stop = threading.Event()
+
+    def on_signal(_signum: int, _frame: Any) -> None:
+        stop.set()
+        task.stop()
+    signal.signal(signal.SIGTERM, on_signal)
+    signal.signal(signal.SIGINT, on_signal)
+    task.run()
+    if stop.is_set():
+        raise _Exit(1, "backfill interrupted; run the same command again to resume")
+    return 0
+
+
+def _run(args: argparse.Namespace) -> int:
+    from pyconnect.runtime.source_runner import ConnectorOffsetReader
+    from pyconnect.runtime.worker import kafka_log_factory
+    from pyconnect.storage.offset_store import OffsetStore
+
+    worker, name, config, connector = _connector(args)
     offsets: OffsetStore | None = None
     try:
         factory, _cluster = kafka_log_factory(worker)
         offsets = OffsetStore(factory(worker["offset.storage.topic"], int(worker["offset.storage.partitions"])))
         offsets.start()
         reader = ConnectorOffsetReader(offsets, name)
-        connector.initialize(_CliContext(reader))
-        connector.start({**config, "backfill.enabled": "true", "refresh.topics.enabled": "false"})
-        try:
-            cfg = connector.cfg
-            if args.topic:
-                existing = Admin(cfg.client("source", "admin")).topic_partitions()
-                unknown = [t for t in args.topic if t not in existing]
-                if unknown:
-                    print(f"error: topic(s) {', '.join(unknown)} do not exist on source cluster {cfg.source} "
-                          f"({cfg.client('source', 'admin').get('bootstrap.servers')})", file=sys.stderr)
-                    return 2
-                connector.remote.ensure({t: existing[t] for t in args.topic})
-                tps = candidates(cfg, reader, {(t, p) for t in args.topic for p in range(existing[t])})
-            else:
-                tps = connector.backfill_partitions()
-        finally:
-            connector.stop()
+        tps = _partitions(args, connector, reader, config)
         if not tps:
-            print("nothing to backfill: every partition is handed to streaming (below the threshold, already "
-                  "streamed, or done)", file=sys.stderr)
-            return 0
-        task = MirrorBackfillTask()
-        task.initialize(BatchContext(reader, config, offsets, name, ProgressBar(), 60.0))
-        task.start({**config, "backfill.assigned.partitions": ",".join(f"{t}-{p}" for t, p in sorted(tps))})
-        stop = threading.Event()
-
-        def on_signal(_signum: int, _frame: Any) -> None:
-            stop.set()
-            task.stop()
-        signal.signal(signal.SIGTERM, on_signal)
-        signal.signal(signal.SIGINT, on_signal)
-        task.run()
-        if stop.is_set():
-            print("backfill interrupted; run the same command again to resume", file=sys.stderr)
-            return 1
-        return 0
+            raise _Exit(0, "nothing to backfill: every partition is handed to streaming (below the threshold, "
+                           "already streamed, or done)")
+        return _copy(tps, name, config, reader, offsets)
+    except _Exit:
+        raise
     except Exception as exc:  # Kafka, Spark (a Py4J error carrying the executor's trace), a bad plan
-        print(f"error: backfill failed: {exc}", file=sys.stderr)
-        return 1
+        raise _Exit(1, f"error: backfill failed: {exc}") from None
     finally:
         if offsets is not None:
             offsets.stop()
