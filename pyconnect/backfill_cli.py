@@ -75,8 +75,8 @@ def run(args: argparse.Namespace) -> int:
     from pyconnect.plugins import registry
     from pyconnect.runtime.batch_runner import BatchContext
     from pyconnect.runtime.connector_runner import connector_instance
+    from pyconnect.runtime.internal_topics import kafka_log_factory
     from pyconnect.runtime.source_runner import ConnectorOffsetReader
-    from pyconnect.runtime.worker import kafka_log_factory
     from pyconnect.storage.offset_store import OffsetStore
 
     try:

@@ -8,8 +8,8 @@ from fastapi import APIRouter, Query
 from fastapi.responses import JSONResponse, Response
 
 import pyconnect
-from pyconnect.runtime import loggers
 from pyconnect.runtime.herder import Herder, HerderError
+from pyconnect.runtime.loggers import LEVELS
 from rest.models import ERRORS, LoggerLevel, ServerInfo, WorkerStatus
 
 
@@ -34,13 +34,16 @@ def router(herder: Herder, cluster_id: str) -> APIRouter:
         return JSONResponse({"status": "healthy",
                              "message": "Worker has completed startup and is ready to handle requests."})
 
+    # The worker's levels: the process's in distributed mode, its flow's in dedicated mode.
+    levels = worker.log_levels
+
     @api.get("/admin/loggers", responses={200: {"model": dict[str, LoggerLevel]}})
     def all_loggers() -> Any:
-        return loggers.all_levels()
+        return levels.all_levels()
 
     @api.get("/admin/loggers/{name}", responses={200: {"model": LoggerLevel}, **ERRORS})
     def get_logger(name: str) -> Any:
-        found = loggers.describe(name)
+        found = levels.describe(name)
         if found is None:
             raise HerderError(404, f"Logger {name} not found.")
         return found
@@ -50,11 +53,11 @@ def router(herder: Herder, cluster_id: str) -> APIRouter:
         level = body.get("level")
         if not isinstance(level, str) or not level:
             raise HerderError(400, "Desired 'level' parameter was not specified in request.")
-        if level.upper() not in loggers.LEVELS:
+        if level.upper() not in LEVELS:
             raise HerderError(404, f"invalid log level '{level}'.")
         if scope.lower() == "cluster":
             worker.configs.put_logger_level(name, level.upper())
             return Response(status_code=204)
-        return JSONResponse(loggers.set_level(name, level))
+        return JSONResponse(levels.set_level(name, level))
 
     return api

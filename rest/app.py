@@ -17,6 +17,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 import pyconnect
+from pyconnect.logging_context import scope as log_scope
 from pyconnect.runtime.herder import Herder, HerderError
 from pyconnect.runtime.worker import Worker
 from rest import admin, connectors, plugins
@@ -40,6 +41,18 @@ class _StripTrailingSlash:
             if len(path) > 1 and path.endswith("/"):
                 scope = dict(scope, path=path.rstrip("/") or "/", raw_path=path.rstrip("/").encode() or b"/")
         await self.app(scope, receive, send)
+
+
+class _InLogScope:
+    """Each request runs in the worker's log scope (dedicated mode: its flow), so what the handlers log
+    carries the flow and follows the flow's logger levels (handler threads copy the request's context)."""
+
+    def __init__(self, app: ASGIApp, name: str) -> None:
+        self.app, self.name = app, name
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        with log_scope(self.name):
+            await self.app(scope, receive, send)
 
 
 def _validation_message(exc: RequestValidationError) -> str:
@@ -96,4 +109,6 @@ def create_app(worker: Worker) -> FastAPI:
     app.include_router(connectors.router(herder, forwarder))
     app.include_router(plugins.router(herder))
     app.add_middleware(_StripTrailingSlash)
+    if worker.scope.name:
+        app.add_middleware(_InLogScope, name=worker.scope.name)
     return app

@@ -29,6 +29,7 @@ from typing import Any
 
 import orjson
 
+from pyconnect.logging_context import context_thread
 from pyconnect.runtime.assignment import WorkerAssignment
 from pyconnect.storage.log import Log
 
@@ -88,7 +89,7 @@ class Membership:
         self._log.start(self._on_record, timeout)
         self._heartbeat()
         self.sync(timeout)
-        self._thread = threading.Thread(target=self._heartbeat_loop, name="membership-heartbeat", daemon=True)
+        self._thread = context_thread(self._heartbeat_loop, "membership-heartbeat")
         self._thread.start()
 
     def stop(self) -> None:

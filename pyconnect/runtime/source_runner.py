@@ -13,10 +13,11 @@ from typing import Any
 from pyconnect.api.connector import MessageRunTask, SourceTask
 from pyconnect.api.records import MessageRun, SourcePartition, SourceRecord
 from pyconnect.kafka.clients import KafkaException, new_producer
-from pyconnect.logging_context import set_context
+from pyconnect.logging_context import context_thread, set_context
 from pyconnect.runtime.converters import Converter, byte_array
 from pyconnect.runtime.offset_tracker import GenericAcks, OrderedAcks
 from pyconnect.runtime.run_acks import RUN_PRODUCER_DEFAULTS, RunAcks
+from pyconnect.runtime.worker_metrics import TaskMetricsRegistry
 from pyconnect.storage.offset_store import OffsetStore, canonical
 
 log = logging.getLogger(__name__)
@@ -39,8 +40,11 @@ class ConnectorOffsetReader:
 
 @dataclass
 class TaskContext:
+    """The SourceTaskContext the runtime hands to a source task."""
+
     offset_storage_reader: ConnectorOffsetReader
     configs: Mapping[str, str]
+    metrics: TaskMetricsRegistry
 
 
 @dataclass(frozen=True)
@@ -101,7 +105,9 @@ class SourceTaskRunner:
         self._topics: set[str] = set()
         self._on_topic = on_topic
         self.state = "UNASSIGNED"
-        self._thread = threading.Thread(target=self._run, name=f"task-{self.id}", daemon=True)
+        self.metrics = TaskMetricsRegistry()  # what the task registers; its worker's collector reads it
+        # Started from the worker's thread: the task's log records belong to that worker's scope.
+        self._thread = context_thread(self._run, f"task-{self.id}")
 
     # control ---------------------------------------------------------------------------------
 
@@ -145,7 +151,8 @@ class SourceTaskRunner:
             # Read the offsets topic to its end first (as Connect's offset reader does): a task taking
             # over from another worker must see that worker's last commit, or it would re-send records.
             self._offsets.refresh(self._settings.flush_timeout + 25)
-            self.task.initialize(TaskContext(ConnectorOffsetReader(self._offsets, self.connector), self.config))
+            self.task.initialize(TaskContext(ConnectorOffsetReader(self._offsets, self.connector), self.config,
+                                             self.metrics))
             self.task.start(self.config)
             self._loop(producer)
         except _StopRequested:
@@ -158,8 +165,10 @@ class SourceTaskRunner:
                 self._drain(producer)
                 self._commit_offsets()
             self._set_state("FAILED", trace)
+            self.metrics.close()  # a task's series exist while it runs
             return
         self._safe_stop_task()
+        self.metrics.close()
         assert producer is not None
         remaining = self._drain(producer)
         if remaining:
