@@ -159,8 +159,8 @@ def _copy(tps: set[Any], name: str, config: Mapping[str, str], reader: Any, offs
 
 
 def _run(args: argparse.Namespace) -> int:
+    from pyconnect.runtime.internal_topics import kafka_log_factory
     from pyconnect.runtime.source_runner import ConnectorOffsetReader
-    from pyconnect.runtime.worker import kafka_log_factory
     from pyconnect.storage.offset_store import OffsetStore
 
     worker, name, config, connector = _connector(args)

@@ -23,8 +23,10 @@ log = logging.getLogger("pyconnect")
 
 def setup_logging(level: str = "INFO", fmt: str | None = None) -> None:
     from pyconnect.logging_context import configure
+    from pyconnect.runtime.flow_loggers import LevelFilter
 
-    configure(level, fmt or os.environ.get("PYCONNECT_LOG_FORMAT", "text"))
+    # LevelFilter: a level set through one flow of a dedicated process applies to that flow's records.
+    configure(level, fmt or os.environ.get("PYCONNECT_LOG_FORMAT", "text"), (LevelFilter(),))
     logging.getLogger("uvicorn.access").setLevel(logging.WARNING)
     # librdkafka reports every broker disconnect at INFO/NOTICE; they are retried, keep them at DEBUG.
     logging.getLogger("librdkafka").setLevel(max(logging.WARNING, logging.getLogger().level))

@@ -16,6 +16,7 @@ from connectors.mirror.maker_config import CONNECTORS, WORKER_PREFIXES, Flow, Mi
 from pyconnect.config.properties import Entry, Properties
 from pyconnect.config.worker import WorkerConfig
 from pyconnect.runtime.worker import Worker
+from pyconnect.runtime.worker_scope import WorkerScope
 from rest.app import create_app
 from rest.server import RestServer
 
@@ -91,5 +92,7 @@ def build_workers(config: MirrorMakerConfig, listener: str) -> dict[Flow, Worker
     for flow in config.flows:
         values = {**config.worker_config(flow), "listeners": listener}
         source = worker_source(config, flow, values)
-        workers[flow] = Worker(WorkerConfig(values, source), leader_duty=FlowHerder(config, flow))
+        # The flow's scope: its own logger levels, its log lines tagged `[A->B]`, its metrics labelled.
+        scope = WorkerScope(str(flow), {"source": flow.source, "target": flow.target})
+        workers[flow] = Worker(WorkerConfig(values, source), leader_duty=FlowHerder(config, flow), scope=scope)
     return workers

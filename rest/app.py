@@ -30,6 +30,7 @@ from fastapi.openapi.utils import get_openapi
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 import pyconnect
+from pyconnect.logging_context import scope as log_scope
 from pyconnect.runtime.herder import Herder
 from pyconnect.runtime.worker import Worker
 from rest import (
@@ -78,6 +79,18 @@ class _ConnectApi(FastAPI):
         return self.openapi_schema
 
 
+class _InLogScope:
+    """Each request runs in the worker's log scope (dedicated mode: its flow), so what the handlers log
+    carries the flow and follows the flow's logger levels (handler threads copy the request's context)."""
+
+    def __init__(self, app: ASGIApp, name: str) -> None:
+        self.app, self.name = app, name
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        with log_scope(self.name):
+            await self.app(scope, receive, send)
+
+
 def create_app(worker: Worker) -> FastAPI:
     """The REST API of `worker` (one app per worker: dedicated MirrorMaker mounts one per flow)."""
     herder = Herder(worker)
@@ -107,4 +120,6 @@ def create_app(worker: Worker) -> FastAPI:
     app.include_router(connector_topics.router(herder))
     app.include_router(plugins.router(herder))
     app.add_middleware(_StripTrailingSlash)
+    if worker.scope.name:
+        app.add_middleware(_InLogScope, name=worker.scope.name)
     return app

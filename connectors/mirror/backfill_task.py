@@ -27,6 +27,7 @@ from connectors.mirror.config import SOURCE, MirrorConfig
 from connectors.mirror.source_task import parse_partitions, source_partition
 from pyconnect.api import BatchTask
 from pyconnect.kafka.clients import end_offsets, new_consumer
+from pyconnect.logging_context import context_thread
 
 log = logging.getLogger(__name__)
 
@@ -188,7 +189,7 @@ class _Progress:
 
     def start(self) -> None:
         self._started = time.monotonic()
-        self._thread = threading.Thread(target=self._loop, name="backfill-progress", daemon=True)
+        self._thread = context_thread(self._loop, "backfill-progress")  # logs as the task does
         self._thread.start()
 
     def stop(self) -> None:

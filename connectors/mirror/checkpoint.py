@@ -8,25 +8,18 @@ import threading
 import time
 from collections.abc import Mapping
 
-from prometheus_client import Gauge
-
 from connectors.mirror.config import CHECKPOINT, MirrorConfig
 from connectors.mirror.formats import Checkpoint, OffsetSync
 from connectors.mirror.group_checkpoints import GroupCheckpoints
+from connectors.mirror.metrics import CheckpointMetrics
 from connectors.mirror.offset_sync_store import OffsetSyncStore
 from connectors.mirror.topics import TopicSelector
 from pyconnect.api import ConfigDef, ConfigValue, SourceConnector, SourceRecord, SourceTask
 from pyconnect.kafka.admin import Admin, Committed, TopicSpec
 from pyconnect.kafka.topic_log import KafkaLog
+from pyconnect.logging_context import context_thread
 
 log = logging.getLogger(__name__)
-
-# Strimzi's MM2 dashboard names: checkpoint latency per group and remote topic-partition.
-CHECKPOINT_LATENCY = {s: Gauge(f"kafka_connect_mirror_mirrorcheckpointconnector_checkpoint_latency_ms{s}",
-                               "Time from checkpoint creation to its acknowledgement (ms).",
-                               ["source", "target", "group", "topic", "partition"])
-                      for s in ("", "_min", "_max", "_avg")}
-
 
 def _selector(cfg: MirrorConfig) -> TopicSelector:
     return TopicSelector(cfg.policy(), cfg.topic_filter(), cfg.target)
@@ -55,7 +48,7 @@ class MirrorCheckpointTask(SourceTask):
         self.next_sync = time.monotonic() + self.sync_interval
         self._stopping = threading.Event()
         self._thread = threading.current_thread()
-        self._latency: dict[tuple[str, ...], list[float]] = {}
+        self.latency = CheckpointMetrics(cfg.source, cfg.target, self.context.metrics if self.context else None)
 
     def _load_checkpoints(self) -> dict[str, dict[tuple[str, int], Checkpoint]]:
         """Checkpoints already emitted: a restarted task never goes back behind them."""
@@ -99,17 +92,12 @@ class MirrorCheckpointTask(SourceTask):
                 continue
             self.checkpoints.emitted(new)
             records += [self.checkpoints.record(cp, self.topic, timestamp) for cp in new.values()]
+        log.debug("%d new checkpoint(s) for %d group(s)", len(records), len(self.groups))
         return records
 
     def commit_record(self, record: SourceRecord, partition: int, offset: int) -> None:
         sp = record.source_partition
-        labels = (self.cfg.source, self.cfg.target, sp["group"], sp["topic"], str(sp["partition"]))
-        latency = time.time() * 1000 - (record.timestamp or 0)
-        stats = self._latency.setdefault(labels, [latency, latency, 0.0, 0])
-        stats[0], stats[1] = min(stats[0], latency), max(stats[1], latency)
-        stats[2], stats[3] = stats[2] + latency, stats[3] + 1
-        for suffix, value in (("", latency), ("_min", stats[0]), ("_max", stats[1]), ("_avg", stats[2] / stats[3])):
-            CHECKPOINT_LATENCY[suffix].labels(*labels).set(value)
+        self.latency.acked(sp["group"], sp["topic"], int(sp["partition"]), time.time() * 1000 - (record.timestamp or 0))
 
     def sync_group_offsets(self) -> None:
         """Commit the newest checkpoints to groups that are empty or absent on the target; never
@@ -185,7 +173,7 @@ class MirrorCheckpointConnector(SourceConnector):
             exact_partitions=True)
         self._groups = self._find_groups()
         if self.cfg["refresh.groups.enabled"]:
-            threading.Thread(target=self._refresh, name="mirror-checkpoint-groups", daemon=True).start()
+            context_thread(self._refresh, "mirror-checkpoint-groups").start()  # logs in its worker's scope
 
     def _find_groups(self) -> list[str]:
         """Filter-accepted groups with committed offsets on replicated topics."""

@@ -1,27 +1,24 @@
-"""MirrorSource metrics per remote topic-partition, under the names Strimzi's MM2 dashboard queries
-(`kafka_connect_mirror_mirrorsourceconnector_*`, labels source/target/topic/partition), plus the
-offset lag MM2 lacks. Values are aggregated per poll batch, not per record."""
+"""MirrorMaker 2 task metrics, under the names Strimzi's MM2 dashboard queries:
+`kafka_connect_mirror_mirrorsourceconnector_*` per remote topic-partition (labels source/target/topic/
+partition, plus the offset lag MM2 lacks) and `kafka_connect_mirror_mirrorcheckpointconnector_*` per
+group and remote topic-partition. Each task keeps its own figures (aggregated per poll batch, not per
+record) and registers them on its context; the runtime reads them when `/metrics` is scraped.
+"""
 
 from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-from prometheus_client import Gauge
+from pyconnect.api.metrics import MetricSample, TaskMetrics
 
 _P = "kafka_connect_mirror_mirrorsourceconnector_"
-_LABELS = ["source", "target", "topic", "partition"]
-RECORD_COUNT = Gauge(_P + "record_count", "Records replicated (acknowledged by the target).", _LABELS)
-RECORD_RATE = Gauge(_P + "record_rate", "Records replicated per second.", _LABELS)
-BYTE_COUNT = Gauge(_P + "byte_count", "Value bytes replicated.", _LABELS)
-BYTE_RATE = Gauge(_P + "byte_rate", "Value bytes replicated per second.", _LABELS)
-RECORD_AGE = {s: Gauge(_P + "record_age_ms" + s, "Age of records when polled (ms).", _LABELS)
-              for s in ("", "_min", "_max", "_avg")}
-LATENCY = {s: Gauge(_P + "replication_latency_ms" + s, "Record timestamp to target ack (ms).", _LABELS)
-           for s in ("", "_min", "_max", "_avg")}
-OFFSET_LAG = Gauge(_P + "offset_lag", "Records on the source not yet replicated (high watermark - next offset).",
-                   _LABELS)
+_CHECKPOINT = "kafka_connect_mirror_mirrorcheckpointconnector_checkpoint_latency_ms"
+_AGE = "Age of records when polled (ms)."
+_LATENCY = "Record timestamp to target ack (ms)."
+_SUFFIXES = ("", "_min", "_max", "_avg")
 
 
 @dataclass
@@ -39,17 +36,21 @@ class PartitionStats:
     lat_sum: float = 0.0
     lat_n: int = 0
     lag: int = 0
+    record_rate: float = 0.0
+    byte_rate: float = 0.0
     window: list[tuple[float, int, int]] = field(default_factory=list)
 
 
 class SourceMetrics:
-    """Collects per-partition statistics; `publish()` copies them to the Prometheus gauges."""
+    """Per-partition statistics of one MirrorSource task; `samples()` is what a scrape reads."""
 
-    def __init__(self, source: str, target: str) -> None:
+    def __init__(self, source: str, target: str, registry: TaskMetrics | None = None) -> None:
         self.source, self.target = source, target
         self._stats: dict[tuple[str, int], PartitionStats] = {}
         self._lock = threading.Lock()
         self._last_publish = 0.0
+        if registry is not None:
+            registry.register(self.samples)
 
     def _get(self, topic: str, partition: int) -> PartitionStats:
         st = self._stats.get((topic, partition))
@@ -88,28 +89,74 @@ class SourceMetrics:
                     for k, v in self._stats.items()}
 
     def publish(self, force: bool = False) -> None:
+        """Update the rates (records and bytes per second over the last 30 s); the task calls this on
+        every poll, and it samples the counters at most once a second."""
         now = time.monotonic()
         if not force and now - self._last_publish < 1.0:
             return
         self._last_publish = now
         with self._lock:
-            for (topic, partition), st in self._stats.items():
-                labels = (self.source, self.target, topic, str(partition))
+            for st in self._stats.values():
                 st.window.append((now, st.records, st.bytes))
                 while len(st.window) > 2 and now - st.window[0][0] > 30:
                     st.window.pop(0)
                 t0, r0, b0 = st.window[0]
                 span = now - t0
-                RECORD_COUNT.labels(*labels).set(st.records)
-                BYTE_COUNT.labels(*labels).set(st.bytes)
-                RECORD_RATE.labels(*labels).set((st.records - r0) / span if span > 0 else 0.0)
-                BYTE_RATE.labels(*labels).set((st.bytes - b0) / span if span > 0 else 0.0)
-                OFFSET_LAG.labels(*labels).set(st.lag)
-                if st.age_n:
-                    for suffix, value in (("", st.age_last), ("_min", st.age_min), ("_max", st.age_max),
-                                          ("_avg", st.age_sum / st.age_n)):
-                        RECORD_AGE[suffix].labels(*labels).set(value)
-                if st.lat_n:
-                    for suffix, value in (("", st.lat_last), ("_min", st.lat_min), ("_max", st.lat_max),
-                                          ("_avg", st.lat_sum / st.lat_n)):
-                        LATENCY[suffix].labels(*labels).set(value)
+                st.record_rate = (st.records - r0) / span if span > 0 else 0.0
+                st.byte_rate = (st.bytes - b0) / span if span > 0 else 0.0
+
+    def samples(self) -> list[MetricSample]:
+        """The task's series, for the scrape (called on the scraping thread)."""
+        with self._lock:
+            return [sample for (topic, partition), st in self._stats.items()
+                    for sample in self._partition_samples(topic, partition, st)]
+
+    def _partition_samples(self, topic: str, partition: int, st: PartitionStats) -> Iterator[MetricSample]:
+        labels = {"source": self.source, "target": self.target, "topic": topic, "partition": str(partition)}
+        for name, doc, value in (
+                ("record_count", "Records replicated (acknowledged by the target).", st.records),
+                ("record_rate", "Records replicated per second.", st.record_rate),
+                ("byte_count", "Value bytes replicated.", st.bytes),
+                ("byte_rate", "Value bytes replicated per second.", st.byte_rate),
+                ("offset_lag", "Records on the source not yet replicated (high watermark - next offset).", st.lag)):
+            yield MetricSample(_P + name, doc, labels, value)
+        if st.age_n:
+            for suffix, value in zip(_SUFFIXES, (st.age_last, st.age_min, st.age_max, st.age_sum / st.age_n),
+                                     strict=True):
+                yield MetricSample(_P + "record_age_ms" + suffix, _AGE, labels, value)
+        if st.lat_n:
+            for suffix, value in zip(_SUFFIXES, (st.lat_last, st.lat_min, st.lat_max, st.lat_sum / st.lat_n),
+                                     strict=True):
+                yield MetricSample(_P + "replication_latency_ms" + suffix, _LATENCY, labels, value)
+
+
+class CheckpointMetrics:
+    """Checkpoint latency (creation to acknowledgement) per group and remote topic-partition of one
+    MirrorCheckpoint task."""
+
+    def __init__(self, source: str, target: str, registry: TaskMetrics | None = None) -> None:
+        self.source, self.target = source, target
+        self._stats: dict[tuple[str, str, int], tuple[float, float, float, float, int]] = {}
+        self._lock = threading.Lock()
+        if registry is not None:
+            registry.register(self.samples)
+
+    def acked(self, group: str, topic: str, partition: int, latency: float) -> None:
+        """Kafka acknowledged a checkpoint `latency` ms after it was created."""
+        with self._lock:
+            _last, low, high, total, n = self._stats.get((group, topic, partition), (0.0, latency, latency, 0.0, 0))
+            self._stats[(group, topic, partition)] = (latency, min(low, latency), max(high, latency),
+                                                      total + latency, n + 1)
+
+    def samples(self) -> list[MetricSample]:
+        """The task's series, for the scrape (called on the scraping thread)."""
+        with self._lock:
+            stats = list(self._stats.items())
+        out = []
+        for (group, topic, partition), (last, low, high, total, n) in stats:
+            labels = {"source": self.source, "target": self.target, "group": group, "topic": topic,
+                      "partition": str(partition)}
+            for suffix, value in zip(_SUFFIXES, (last, low, high, total / n), strict=True):
+                out.append(MetricSample(_CHECKPOINT + suffix,
+                                        "Time from checkpoint creation to its acknowledgement (ms).", labels, value))
+        return out

@@ -15,6 +15,7 @@ from connectors.mirror.source_task import MirrorSourceTask
 from connectors.mirror.topics import RemoteTopics, TopicSelector
 from pyconnect.api import ConfigDef, ConfigValue, SourceConnector, SourceTask
 from pyconnect.kafka.admin import Admin, TopicSpec
+from pyconnect.logging_context import context_thread
 
 log = logging.getLogger(__name__)
 
@@ -76,8 +77,8 @@ class MirrorSourceConnector(SourceConnector):
             self._backfill = self._backfill_candidates(self._all(self._partitions))
         self.remote.sync_configs(self._partitions)
         self.remote.sync_acls(set(self._partitions))
-        self._thread = threading.Thread(target=self._background, name=f"mirror-source-{self.cfg.source}",
-                                        daemon=True)
+        # In the caller's context: the refresh jobs log in the scope of the worker running this connector.
+        self._thread = context_thread(self._background, f"mirror-source-{self.cfg.source}")
         self._thread.start()
 
     def _discover(self) -> dict[str, int]:

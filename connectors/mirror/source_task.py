@@ -80,7 +80,7 @@ class MirrorSourceTask(MessageRunTask):
             else:
                 positions.append((topic, partition, OFFSET_END if reset == "latest" else OFFSET_BEGINNING))
         assign(self.consumer, positions)
-        self.metrics = SourceMetrics(self.cfg.source, self.cfg.target)
+        self.metrics = SourceMetrics(self.cfg.source, self.cfg.target, self.context.metrics)
         self._acked: dict[str, dict[int, int]] = {}
         self._last_ts = 0
         self.sync_producer = None

@@ -18,6 +18,7 @@ from pyconnect.api.connector import (
     SourceTask,
     SourceTaskContext,
 )
+from pyconnect.api.metrics import MetricSample, MetricsProvider, TaskMetrics
 from pyconnect.api.records import Header, MessageRun, SourceOffset, SourcePartition, SourceRecord
 
 __all__ = [
@@ -25,4 +26,5 @@ __all__ = [
     "ConfigDef", "ConfigException", "ConfigKey", "ConfigType", "ConfigValue", "Importance",
     "Connector", "ConnectorContext", "MessageRunTask", "OffsetStorageReader", "SourceConnector", "SourceTask",
     "SourceTaskContext", "Header", "MessageRun", "SourceOffset", "SourcePartition", "SourceRecord",
+    "MetricSample", "MetricsProvider", "TaskMetrics",
 ]

@@ -13,6 +13,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Protocol
 
 from pyconnect.api.connector import OffsetStorageReader
+from pyconnect.api.metrics import TaskMetrics
 from pyconnect.api.records import SourceOffset, SourcePartition
 
 
@@ -33,6 +34,10 @@ class BatchTaskContext(Protocol):
 
     def report_progress(self, progress: Mapping[str, Any]) -> None:
         """Publish progress (a JSON-able mapping) in this task's status."""
+
+    @property
+    def metrics(self) -> TaskMetrics:
+        """Where the task registers the metrics it exposes (read while the task runs)."""
 
 
 class BatchTask(ABC):

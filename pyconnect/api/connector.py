@@ -12,6 +12,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Protocol
 
 from pyconnect.api.config import ConfigDef, ConfigValue
+from pyconnect.api.metrics import TaskMetrics
 from pyconnect.api.records import MessageRun, SourceOffset, SourcePartition, SourceRecord
 
 
@@ -49,6 +50,10 @@ class SourceTaskContext(Protocol):
     @property
     def configs(self) -> Mapping[str, str]:
         """The task's configuration."""
+
+    @property
+    def metrics(self) -> TaskMetrics:
+        """Where the task registers the metrics it exposes (read while the task runs)."""
 
 
 class Connector(ABC):

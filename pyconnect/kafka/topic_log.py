@@ -21,6 +21,7 @@ from pyconnect.kafka.clients import (
     produce,
 )
 from pyconnect.kafka.errors import error_text, is_partition_eof
+from pyconnect.logging_context import context_thread
 
 log = logging.getLogger(__name__)
 
@@ -50,7 +51,8 @@ class KafkaLog:
     def start(self, on_record: RecordCallback, timeout: float = 60.0) -> None:
         self._on_record = on_record
         assign(self._consumer, [(self.topic, p, OFFSET_BEGINNING) for p in range(self.partitions)])
-        self._thread = threading.Thread(target=self._run, name=f"log-{self.topic}", daemon=True)
+        # In the starting thread's scope: a record the reader logs belongs to the worker that reads.
+        self._thread = context_thread(self._run, f"log-{self.topic}")
         self._thread.start()
         self.read_to_end(timeout)
 

@@ -11,12 +11,13 @@ import logging
 import threading
 import traceback
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from pyconnect.api import BatchTask, SourceOffset, SourcePartition
-from pyconnect.logging_context import set_context
+from pyconnect.logging_context import context_thread, set_context
 from pyconnect.runtime.source_runner import ConnectorOffsetReader
+from pyconnect.runtime.worker_metrics import TaskMetricsRegistry
 from pyconnect.storage.offset_store import OffsetStore
 
 log = logging.getLogger(__name__)
@@ -34,6 +35,7 @@ class BatchContext:
     _connector: str
     _publish: Callable[[dict[str, Any]], None]
     _timeout: float
+    metrics: TaskMetricsRegistry = field(default_factory=TaskMetricsRegistry)
 
     def write_offsets(self, offsets: Sequence[tuple[SourcePartition, SourceOffset | None]]) -> None:
         futures = self._store.put(self._connector, offsets)
@@ -60,7 +62,9 @@ class BatchTaskRunner:
         self._progress: dict[str, Any] | None = None
         self.state = "UNASSIGNED"
         self.completed = False
-        self._thread = threading.Thread(target=self._run, name=f"batch-{self.id}", daemon=True)
+        self.metrics = TaskMetricsRegistry()  # what the task registers; its worker's collector reads it
+        # Started from the worker's thread: the task's log records belong to that worker's scope.
+        self._thread = context_thread(self._run, f"batch-{self.id}")
 
     # control (same surface as SourceTaskRunner) ------------------------------------------------
 
@@ -109,7 +113,7 @@ class BatchTaskRunner:
         try:
             self._offsets.refresh(self._write_timeout)
             context = BatchContext(ConnectorOffsetReader(self._offsets, self.connector), self.config,
-                                   self._offsets, self.connector, self._publish, self._write_timeout)
+                                   self._offsets, self.connector, self._publish, self._write_timeout, self.metrics)
             self.task.initialize(context)
             self.task.start(self.config)
         except Exception as exc:
@@ -134,7 +138,9 @@ class BatchTaskRunner:
             if not (self._stopping.is_set() or self._paused.is_set()):
                 self.completed = True
                 log.info("[%s] batch task completed", self.id)
+        self.metrics.close()  # a task's series exist while it runs
 
     def _fail(self, exc: BaseException) -> None:
         log.error("[%s] batch task failed: %s", self.id, exc)
+        self.metrics.close()
         self._set_state("FAILED", "".join(traceback.format_exception(exc)))

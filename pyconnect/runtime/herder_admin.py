@@ -59,12 +59,12 @@ class WorkerAdmin:
     # log levels ------------------------------------------------------------------------------
 
     def logger_levels(self) -> dict[str, LoggerLevel]:
-        """Loggers with an explicit level, and root."""
-        return loggers.all_levels()
+        """Loggers with an explicit level, and root (this worker's: its flow's in dedicated mode)."""
+        return self.worker.log_levels.all_levels()
 
     def logger_level(self, name: str) -> LoggerLevel:
         """One logger's level; NotFound if no such logger exists."""
-        found = loggers.describe(name)
+        found = self.worker.log_levels.describe(name)
         if found is None:
             raise NotFound(f"Logger {name} not found.")
         return found
@@ -77,7 +77,7 @@ class WorkerAdmin:
     def set_worker_logger_level(self, namespace: str, level: str) -> list[str]:
         """Set the level of `namespace` and the loggers below it on this worker; the affected names."""
         self._require_level(level)
-        return loggers.set_level(namespace, level)
+        return self.worker.log_levels.set_level(namespace, level)
 
     def set_cluster_logger_level(self, namespace: str, level: str) -> None:
         """Set the level on every worker, through the config topic (KIP-976)."""

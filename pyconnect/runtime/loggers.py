@@ -1,10 +1,15 @@
-"""Log levels by logger name, in log4j terms (what /admin/loggers speaks), over Python logging."""
+"""Log levels by logger name, in log4j terms (what /admin/loggers speaks), over Python logging.
+
+These functions change the process's own levels (a worker alone in its process: distributed mode);
+`pyconnect.runtime.flow_loggers` keeps levels per flow when one process runs several workers.
+"""
 
 from __future__ import annotations
 
 import logging
 import threading
 import time
+from typing import Protocol
 
 from pyconnect.runtime.results import LoggerLevel
 
@@ -54,3 +59,41 @@ def set_level(namespace: str, level: str) -> list[str]:
             logging.getLogger(name).setLevel(value)
             _modified[name] = now
     return sorted(affected)
+
+
+class LogLevels(Protocol):
+    """The levels one worker reads and changes (REST `/admin/loggers`, `logger-cluster-*` records)."""
+
+    def describe(self, name: str) -> LoggerLevel | None:
+        """The level of one logger and when it was set, or None if no such logger exists."""
+
+    def all_levels(self) -> dict[str, LoggerLevel]:
+        """Loggers with an explicit level, plus root."""
+
+    def set_level(self, namespace: str, level: str) -> list[str]:
+        """Set `namespace` and every logger below it; return the affected names. Raises KeyError."""
+
+    def close(self) -> None:
+        """The worker stopped: levels that were its own go."""
+
+
+class ProcessLevels:
+    """The process's own levels, for the worker of a distributed-mode process."""
+
+    def describe(self, name: str) -> LoggerLevel | None:
+        """As the module's `describe`."""
+        return describe(name)
+
+    def all_levels(self) -> dict[str, LoggerLevel]:
+        """As the module's `all_levels`."""
+        return all_levels()
+
+    def set_level(self, namespace: str, level: str) -> list[str]:
+        """As the module's `set_level`."""
+        return set_level(namespace, level)
+
+    def close(self) -> None:
+        """Nothing: the process's levels outlive its worker."""
+
+
+PROCESS = ProcessLevels()

@@ -28,6 +28,7 @@ import uuid
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
+from pyconnect.logging_context import context_thread
 from pyconnect.runtime.assignment import WorkerAssignment
 from pyconnect.runtime.clock import SYSTEM_CLOCK, Clock
 from pyconnect.runtime.membership_records import (
@@ -91,8 +92,7 @@ class Membership:
         self._log.start(self._on_record, timeout)
         self._heartbeat()
         self.sync(timeout)
-        self._thread = threading.Thread(target=self._heartbeat_loop, name=f"membership-heartbeat-{self.worker_id}",
-                                        daemon=True)
+        self._thread = context_thread(self._heartbeat_loop, f"membership-heartbeat-{self.worker_id}")
         self._thread.start()
 
     def stop(self) -> None:

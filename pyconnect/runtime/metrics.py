@@ -1,24 +1,59 @@
-"""Worker metrics for Prometheus under the names Strimzi's dashboards query (jmx-exporter style):
-`kafka_connect_worker_{connector_count,task_count}`, `kafka_connect_connector_status`,
-`kafka_connect_connector_task_status`. Served by `start_endpoint` on its own port (`/metrics`)."""
+"""The process's Prometheus endpoint (`/metrics`, started by `start_endpoint`) and the registry it serves.
+
+Each worker registers its own collector (`pyconnect.runtime.worker_metrics`), which reads the worker's
+state when the endpoint is scraped. In dedicated MirrorMaker mode several workers (one per flow) run
+in one process and expose the same metric names, told apart by their labels; the text format allows
+one HELP/TYPE block per name, so `MergingRegistry` merges the families of equal names.
+"""
 
 from __future__ import annotations
 
 import contextlib
 import logging
+from collections.abc import Iterator
 
-from prometheus_client import Gauge, start_http_server
+from prometheus_client import REGISTRY, start_http_server
+from prometheus_client.metrics_core import Metric
+from prometheus_client.registry import Collector, CollectorRegistry
 
 log = logging.getLogger(__name__)
 
-CONNECTOR_COUNT = Gauge("kafka_connect_worker_connector_count", "Connectors run by this worker.")
-TASK_COUNT = Gauge("kafka_connect_worker_task_count", "Tasks run by this worker.")
-CONNECTOR_STATUS = Gauge("kafka_connect_connector_status", "1 for the connector's current state.",
-                         ["connector", "status"])
-TASK_STATUS = Gauge("kafka_connect_connector_task_status", "1 for the task's current state.",
-                    ["connector", "task", "status"])
-STATES = ("running", "paused", "failed", "unassigned", "stopped", "restarting")
+
+class MergingRegistry(CollectorRegistry):
+    """A registry whose collectors may yield families of the same name: they are served as one, and
+    a series (name and labels) that two collectors both yield is served once (the first)."""
+
+    def collect(self) -> Iterator[Metric]:
+        """Every collector's families, those of equal names merged."""
+        merged: dict[str, Metric] = {}
+        seen: set[tuple[str, frozenset[tuple[str, str]]]] = set()
+        for metric in super().collect():
+            family = merged.get(metric.name)
+            if family is None:
+                family = merged[metric.name] = Metric(metric.name, metric.documentation, metric.type, metric.unit)
+            for sample in metric.samples:
+                key = (sample.name, frozenset(sample.labels.items()))
+                if key not in seen:  # a duplicate series would make Prometheus reject the whole scrape
+                    seen.add(key)
+                    family.samples.append(sample)
+        yield from merged.values()
+
+
+PROCESS_REGISTRY = MergingRegistry()
+# The client library's own collectors (process_*, python_gc_*, python_info), as served before.
+PROCESS_REGISTRY.register(REGISTRY)
 _started: set[int] = set()
+
+
+def register(collector: Collector) -> None:
+    """Serve `collector` from now on (a collector's `describe()` returns [] when it shares names)."""
+    PROCESS_REGISTRY.register(collector)
+
+
+def unregister(collector: Collector) -> None:
+    """Stop serving `collector` (its worker stopped); unknown collectors are ignored."""
+    with contextlib.suppress(KeyError):
+        PROCESS_REGISTRY.unregister(collector)
 
 
 def start_endpoint(port: int, host: str = "0.0.0.0") -> bool:
@@ -26,41 +61,10 @@ def start_endpoint(port: int, host: str = "0.0.0.0") -> bool:
     if port in _started:
         return True
     try:
-        start_http_server(port, addr=host)
+        start_http_server(port, addr=host, registry=PROCESS_REGISTRY)
     except OSError as exc:
         log.warning("metrics endpoint not started on port %d: %s", port, exc)
         return False
     _started.add(port)
     log.info("Prometheus metrics on http://%s:%d/metrics", host, port)
     return True
-
-
-_published: tuple[set[str], set[str]] = (set(), set())
-
-
-def publish(connectors: dict[str, str], tasks: dict[str, str]) -> None:
-    """Current states of this worker's connectors and tasks (name -> state); series of connectors and
-    tasks that moved away are removed."""
-    CONNECTOR_COUNT.set(len(connectors))
-    TASK_COUNT.set(len(tasks))
-    old_connectors, old_tasks = _published
-    for name in old_connectors - set(connectors):
-        for s in STATES:
-            with contextlib.suppress(KeyError):
-                CONNECTOR_STATUS.remove(name, s)
-    for task_id in old_tasks - set(tasks):
-        name, _, index = task_id.rpartition("-")
-        for s in STATES:
-            with contextlib.suppress(KeyError):
-                TASK_STATUS.remove(name, index, s)
-    for name, state in connectors.items():
-        for s in STATES:
-            CONNECTOR_STATUS.labels(name, s).set(1 if state.lower() == s else 0)
-    for task_id, state in tasks.items():
-        name, _, index = task_id.rpartition("-")
-        for s in STATES:
-            TASK_STATUS.labels(name, index, s).set(1 if state.lower() == s else 0)
-    old_connectors.clear()
-    old_connectors.update(connectors)
-    old_tasks.clear()
-    old_tasks.update(tasks)

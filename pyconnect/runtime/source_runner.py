@@ -13,9 +13,10 @@ from typing import Any
 from pyconnect.api.connector import SourceTask
 from pyconnect.api.records import SourcePartition
 from pyconnect.kafka.clients import Producer, new_producer
-from pyconnect.logging_context import set_context
+from pyconnect.logging_context import context_thread, set_context
 from pyconnect.runtime.converters import Converter
 from pyconnect.runtime.delivery import DeliveryContext, DeliveryFailed, StopRequested, delivery_for
+from pyconnect.runtime.worker_metrics import TaskMetricsRegistry
 from pyconnect.storage.offset_store import OffsetStore, canonical
 
 log = logging.getLogger(__name__)
@@ -38,8 +39,11 @@ class ConnectorOffsetReader:
 
 @dataclass
 class TaskContext:
+    """The SourceTaskContext the runtime hands to a source task."""
+
     offset_storage_reader: ConnectorOffsetReader
     configs: Mapping[str, str]
+    metrics: TaskMetricsRegistry
 
 
 @dataclass(frozen=True)
@@ -74,7 +78,9 @@ class SourceTaskRunner:
             settings.key_converter, settings.value_converter, self._stopping, self._topics, self._new_topic,
             self._delivery_failed))
         self.state = "UNASSIGNED"
-        self._thread = threading.Thread(target=self._run, name=f"task-{self.id}", daemon=True)
+        self.metrics = TaskMetricsRegistry()  # what the task registers; its worker's collector reads it
+        # Started from the worker's thread: the task's log records belong to that worker's scope.
+        self._thread = context_thread(self._run, f"task-{self.id}")
 
     # control ---------------------------------------------------------------------------------
 
@@ -118,7 +124,8 @@ class SourceTaskRunner:
             # Read the offsets topic to its end first (as Connect's offset reader does): a task taking
             # over from another worker must see that worker's last commit, or it would re-send records.
             self._offsets.refresh(self._settings.flush_timeout + 25)
-            self.task.initialize(TaskContext(ConnectorOffsetReader(self._offsets, self.connector), self.config))
+            self.task.initialize(TaskContext(ConnectorOffsetReader(self._offsets, self.connector), self.config,
+                                             self.metrics))
             self.task.start(self.config)
             self._loop(producer)
         except StopRequested:
@@ -131,8 +138,10 @@ class SourceTaskRunner:
                 self._drain(producer)
                 self._commit_offsets()
             self._set_state("FAILED", trace)
+            self.metrics.close()  # a task's series exist while it runs
             return
         self._safe_stop_task()
+        self.metrics.close()
         assert producer is not None
         remaining = self._drain(producer)
         if remaining:

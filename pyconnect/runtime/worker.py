@@ -9,76 +9,31 @@ import threading
 import time
 import traceback
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from typing import Any
 
 from pyconnect.api.batch import BatchTask
 from pyconnect.api.connector import SourceTask
 from pyconnect.config.providers import resolve_config
 from pyconnect.config.worker import WorkerConfig
-from pyconnect.kafka.admin import Admin, TopicSpec
 from pyconnect.kafka.config import to_librdkafka
+from pyconnect.logging_context import context_thread
+from pyconnect.logging_context import scope as log_scope
 from pyconnect.plugins import PluginRegistry, registry
-from pyconnect.runtime import loggers, metrics
+from pyconnect.runtime import metrics
 from pyconnect.runtime.assignment import WorkerAssignment, assign
 from pyconnect.runtime.batch_runner import BatchTaskRunner
 from pyconnect.runtime.connector_runner import ConnectorRunner, connector_instance
 from pyconnect.runtime.converters import Converter, converter_for
+from pyconnect.runtime.internal_topics import InternalTopics, LogFactory, kafka_log_factory
 from pyconnect.runtime.membership import Membership
 from pyconnect.runtime.source_runner import ConnectorOffsetReader, RunnerSettings, SourceTaskRunner
+from pyconnect.runtime.worker_metrics import WorkerCollector
+from pyconnect.runtime.worker_scope import WorkerScope
 from pyconnect.storage.config_store import ConfigSnapshot, ConfigStore
-from pyconnect.storage.log import KafkaLog, Log
 from pyconnect.storage.offset_store import OffsetStore
 from pyconnect.storage.status_store import Status, StatusStore
 
 log = logging.getLogger(__name__)
-
-LogFactory = Callable[[str, int], Log]
-
-
-@dataclass(frozen=True)
-class InternalTopics:
-    config: str
-    offsets: str
-    status: str
-    membership: str
-
-
-def kafka_log_factory(config: WorkerConfig) -> tuple[LogFactory, str]:
-    """Create the internal topics if needed; return a factory of KafkaLogs over them and the cluster id."""
-    admin = Admin(config.client_config("admin", "admin."))
-    cluster_id = admin.cluster_id(timeout=20)
-
-    def rf(prefix: str) -> int:
-        return int(config[f"{prefix}.replication.factor"])
-
-    specs = [
-        (TopicSpec(config["config.storage.topic"], 1, rf("config.storage"), _topic_conf(config, "config.storage.")),
-         True),
-        (TopicSpec(config["offset.storage.topic"], int(config["offset.storage.partitions"]), rf("offset.storage"),
-                   _topic_conf(config, "offset.storage.")), False),
-        (TopicSpec(config["status.storage.topic"], int(config["status.storage.partitions"]), rf("status.storage"),
-                   _topic_conf(config, "status.storage.")), False),
-        (TopicSpec(config.membership_topic, 1, rf("config.storage"), {"cleanup.policy": "compact"}), True),
-    ]
-    partitions: dict[str, int] = {}
-    for spec, exact in specs:
-        admin.ensure_compacted_topic(spec, exact_partitions=exact)
-        partitions[spec.name] = admin.topic_partitions().get(spec.name, spec.partitions)
-
-    def factory(topic: str, _default_partitions: int) -> Log:
-        return KafkaLog(topic, partitions[topic], config.client_config("producer"),
-                        config.client_config("consumer"))
-    return factory, cluster_id
-
-
-def _topic_conf(config: WorkerConfig, prefix: str) -> dict[str, str]:
-    skip = {"topic", "replication.factor", "partitions", "cleanup.policy"}
-    conf = {k[len(prefix):]: v for k, v in config.raw.items()
-            if k.startswith(prefix) and k[len(prefix):] not in skip}
-    conf["cleanup.policy"] = "compact"
-    return conf
-
 
 def _load_task_class(task_config: Mapping[str, str], connector_config: Mapping[str, str],
                      plugins: PluginRegistry) -> type[SourceTask] | type[BatchTask]:
@@ -98,8 +53,10 @@ class Worker:
 
     def __init__(self, config: WorkerConfig, plugins: PluginRegistry = registry,
                  log_factory: LogFactory | None = None,
-                 leader_duty: Callable[[Worker], None] | None = None) -> None:
+                 leader_duty: Callable[[Worker], None] | None = None, scope: WorkerScope | None = None) -> None:
         self.config = config
+        self.scope = scope or WorkerScope()  # a flow's, in dedicated mode: its logger levels and metric labels
+        self.log_levels = self.scope.log_levels()
         self.leader_duty = leader_duty  # e.g. MirrorMaker's: keep the flow's connector configs as the file says
         self.plugins = plugins
         self.worker_id = config.worker_id
@@ -131,6 +88,7 @@ class Worker:
         self._task_restarts: set[str] = set()
         self._lock = threading.Lock()
         self._logger_levels: dict[str, str] = {}
+        self._collector = WorkerCollector(self, self.scope.labels)
         self._stopping = threading.Event()
         self._thread: threading.Thread | None = None
         self._generation = 0
@@ -140,19 +98,28 @@ class Worker:
     # lifecycle -------------------------------------------------------------------------------
 
     def start(self) -> None:
+        with log_scope(self.scope.name):  # the threads started here inherit the worker's scope
+            self._start()
+
+    def stop(self) -> None:
+        with log_scope(self.scope.name):
+            self._stop()
+
+    def _start(self) -> None:
         self.configs.start()
         self.offsets.start()
         self.statuses.start()
         self._restarts_seen = {n: r.seq for n, r in self.configs.snapshot().restarts.items()}
         self.membership.start()
+        metrics.register(self._collector)
         if int(self.config["metrics.prometheus.port"]):
             metrics.start_endpoint(int(self.config["metrics.prometheus.port"]))
-        self._thread = threading.Thread(target=self._loop, name="worker-loop", daemon=True)
+        self._thread = context_thread(self._loop, "worker-loop")
         self._thread.start()
         self.started.set()
         log.info("worker %s started (group %s)", self.worker_id, self.config.group_id)
 
-    def stop(self) -> None:
+    def _stop(self) -> None:
         self._stopping.set()
         self._wake.set()
         if self._thread is not None:
@@ -163,6 +130,8 @@ class Worker:
         self.membership.stop()
         for store in (self.statuses, self.offsets, self.configs):
             store.stop()
+        metrics.unregister(self._collector)
+        self.log_levels.close()
         log.info("worker %s stopped", self.worker_id)
 
     # main loop -------------------------------------------------------------------------------
@@ -186,8 +155,6 @@ class Worker:
                         self.leader_duty(self)
                     self._rebalance_if_needed()
                 self._reconcile()
-                metrics.publish({n: r.state for n, r in self.connectors.items()},
-                                {t: r.state for t, r in self.tasks.items()})
             except Exception:
                 log.exception("worker loop error")
                 time.sleep(0.5)
@@ -225,7 +192,7 @@ class Worker:
         for namespace, level in snapshot.logger_levels.items():
             if self._logger_levels.get(namespace) != level:
                 self._logger_levels[namespace] = level
-                loggers.set_level(namespace, level)
+                self.log_levels.set_level(namespace, level)
         # Tasks to stop: no longer ours, connector gone/stopped, or config changed.
         stale = [t for t, runner in self.tasks.items()
                  if t not in mine.tasks or self._wanted_task_config(snapshot, t) != self._task_configs.get(t)]

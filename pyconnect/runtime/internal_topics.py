@@ -1,0 +1,59 @@
+"""A worker's internal topics: their names, and creating them as Connect does (compacted, with the
+partition counts and per-topic settings of the worker config)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from pyconnect.config.worker import WorkerConfig
+from pyconnect.kafka.admin import Admin, TopicSpec
+from pyconnect.storage.log import KafkaLog, Log
+
+LogFactory = Callable[[str, int], Log]
+
+
+@dataclass(frozen=True)
+class InternalTopics:
+    """The four topics a worker cluster keeps its state in."""
+
+    config: str
+    offsets: str
+    status: str
+    membership: str
+
+
+def kafka_log_factory(config: WorkerConfig) -> tuple[LogFactory, str]:
+    """Create the internal topics if needed; return a factory of KafkaLogs over them and the cluster id."""
+    admin = Admin(config.client_config("admin", "admin."))
+    cluster_id = admin.cluster_id(timeout=20)
+
+    def rf(prefix: str) -> int:
+        return int(config[f"{prefix}.replication.factor"])
+
+    specs = [
+        (TopicSpec(config["config.storage.topic"], 1, rf("config.storage"), _topic_conf(config, "config.storage.")),
+         True),
+        (TopicSpec(config["offset.storage.topic"], int(config["offset.storage.partitions"]), rf("offset.storage"),
+                   _topic_conf(config, "offset.storage.")), False),
+        (TopicSpec(config["status.storage.topic"], int(config["status.storage.partitions"]), rf("status.storage"),
+                   _topic_conf(config, "status.storage.")), False),
+        (TopicSpec(config.membership_topic, 1, rf("config.storage"), {"cleanup.policy": "compact"}), True),
+    ]
+    partitions: dict[str, int] = {}
+    for spec, exact in specs:
+        admin.ensure_compacted_topic(spec, exact_partitions=exact)
+        partitions[spec.name] = admin.topic_partitions().get(spec.name, spec.partitions)
+
+    def factory(topic: str, _default_partitions: int) -> Log:
+        return KafkaLog(topic, partitions[topic], config.client_config("producer"),
+                        config.client_config("consumer"))
+    return factory, cluster_id
+
+
+def _topic_conf(config: WorkerConfig, prefix: str) -> dict[str, str]:
+    skip = {"topic", "replication.factor", "partitions", "cleanup.policy"}
+    conf = {k[len(prefix):]: v for k, v in config.raw.items()
+            if k.startswith(prefix) and k[len(prefix):] not in skip}
+    conf["cleanup.policy"] = "compact"
+    return conf

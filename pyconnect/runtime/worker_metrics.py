@@ -1,0 +1,115 @@
+"""One worker's metrics, read from its state when `/metrics` is scraped (no copies kept up to date).
+
+Worker metrics under the names Strimzi's dashboards query (jmx-exporter style):
+`kafka_connect_worker_{connector_count,task_count}`, `kafka_connect_connector_status`,
+`kafka_connect_connector_task_status`; plus whatever the worker's running tasks registered on their
+context (`context.metrics`). A worker with a scope (dedicated mode: a flow) adds its labels
+(`source`, `target`) to every series, where a task's own labels do not already name them.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterator, Mapping
+from typing import Protocol
+
+from prometheus_client.metrics_core import Metric
+
+from pyconnect.api.metrics import MetricSample, MetricsProvider
+
+log = logging.getLogger(__name__)
+
+STATES = ("running", "paused", "failed", "unassigned", "stopped", "restarting")
+
+
+class TaskMetricsRegistry:
+    """The `metrics` object of a task's context: the providers the task registered while it runs."""
+
+    def __init__(self) -> None:
+        # Replaced, never mutated: a scrape on another thread may be reading it.
+        self._providers: tuple[MetricsProvider, ...] = ()
+
+    def register(self, provider: MetricsProvider) -> None:
+        """Read `provider()` at every scrape until the task stops."""
+        self._providers = (*self._providers, provider)
+
+    def close(self) -> None:
+        """The task stopped: its series go."""
+        self._providers = ()
+
+    def samples(self) -> list[MetricSample]:
+        """What the task's providers give now."""
+        out: list[MetricSample] = []
+        for provider in self._providers:
+            try:
+                out.extend(provider())
+            except Exception:  # one broken provider must not take the whole scrape down
+                log.warning("a task's metrics provider failed", exc_info=True)
+        return out
+
+
+class _Runner(Protocol):
+    @property
+    def state(self) -> str: ...
+
+
+class WorkerState(Protocol):
+    """What the collector reads of a worker."""
+
+    @property
+    def connectors(self) -> Mapping[str, _Runner]: ...
+
+    @property
+    def tasks(self) -> Mapping[str, _Runner]: ...
+
+
+class _Families:
+    """Gauge families by name, in the order first seen."""
+
+    def __init__(self) -> None:
+        self.by_name: dict[str, Metric] = {}
+
+    def add(self, name: str, documentation: str, labels: Mapping[str, str], value: float) -> None:
+        family = self.by_name.get(name)
+        if family is None:
+            family = self.by_name[name] = Metric(name, documentation, "gauge")
+        family.add_sample(name, dict(labels), value)
+
+
+class WorkerCollector:
+    """A prometheus-client custom collector over one worker (registered while the worker runs)."""
+
+    def __init__(self, worker: WorkerState, labels: Mapping[str, str]) -> None:
+        self._worker = worker
+        self._labels = dict(labels)
+
+    def describe(self) -> list[Metric]:
+        # Every worker of a process yields the same names: describing none keeps the registry from
+        # refusing the second worker's collector as a duplicate (the registry merges the families).
+        return []
+
+    def collect(self) -> Iterator[Metric]:
+        """The worker's families as they are now (called by the registry at each scrape)."""
+        # Copies (atomic under the GIL): the worker loop adds and removes runners during a scrape.
+        connectors, tasks = dict(self._worker.connectors), dict(self._worker.tasks)
+        flow, families = self._labels, _Families()
+        families.add("kafka_connect_worker_connector_count", "Connectors run by this worker.", flow, len(connectors))
+        families.add("kafka_connect_worker_task_count", "Tasks run by this worker.", flow, len(tasks))
+        for name, runner in connectors.items():
+            state = runner.state.lower()
+            for s in STATES:
+                families.add("kafka_connect_connector_status", "1 for the connector's current state.",
+                             {**flow, "connector": name, "status": s}, 1 if state == s else 0)
+        for task_id, runner in tasks.items():
+            name, _, index = task_id.rpartition("-")
+            state = runner.state.lower()
+            for s in STATES:
+                families.add("kafka_connect_connector_task_status", "1 for the task's current state.",
+                             {**flow, "connector": name, "task": index, "status": s}, 1 if state == s else 0)
+        for runner in tasks.values():
+            registry = getattr(runner, "metrics", None)
+            if isinstance(registry, TaskMetricsRegistry):
+                for sample in registry.samples():
+                    labels = {**sample.labels, **{k: v for k, v in flow.items() if k not in sample.labels}}
+                    families.add(sample.name, sample.documentation, labels, sample.value)
+        yield from families.by_name.values()

@@ -1,0 +1,93 @@
+"""Per-worker collectors merged into one /metrics: each flow's series, read at scrape time."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from prometheus_client import generate_latest
+
+from connectors.mirror.metrics import CheckpointMetrics, SourceMetrics
+from pyconnect.runtime.metrics import MergingRegistry
+from pyconnect.runtime.worker_metrics import TaskMetricsRegistry, WorkerCollector
+
+
+@dataclass
+class _Runner:
+    state: str
+    metrics: TaskMetricsRegistry = field(default_factory=TaskMetricsRegistry)
+
+
+@dataclass
+class _Worker:
+    connectors: dict[str, _Runner]
+    tasks: dict[str, _Runner]
+
+
+def _flow(source: str, tasks: int) -> tuple[_Worker, SourceMetrics]:
+    worker = _Worker({"MirrorSourceConnector": _Runner("RUNNING")},
+                     {f"MirrorSourceConnector-{i}": _Runner("RUNNING") for i in range(tasks)})
+    metrics = SourceMetrics(source, "B", worker.tasks["MirrorSourceConnector-0"].metrics)
+    metrics.polled(f"{source}.t", 0, 100, 1, 2, 0)
+    metrics.acked(f"{source}.t", 0, 10, 2)
+    metrics.publish(force=True)
+    return worker, metrics
+
+
+def _scrape(registry: MergingRegistry) -> list[str]:
+    return generate_latest(registry).decode().splitlines()
+
+
+def test_two_flows_in_one_registry_keep_their_own_series() -> None:
+    registry = MergingRegistry()
+    (a, _), (c, _) = _flow("A", 2), _flow("C", 1)
+    registry.register(WorkerCollector(a, {"source": "A", "target": "B"}))
+    registry.register(WorkerCollector(c, {"source": "C", "target": "B"}))
+    lines = _scrape(registry)
+    assert sum(line.startswith("# TYPE kafka_connect_worker_task_count ") for line in lines) == 1
+    assert 'kafka_connect_worker_task_count{source="A",target="B"} 2.0' in lines
+    assert 'kafka_connect_worker_task_count{source="C",target="B"} 1.0' in lines
+    assert ('kafka_connect_connector_task_status{connector="MirrorSourceConnector",source="A",status="running",'
+            'target="B",task="1"} 1.0') in lines
+    for source in "AC":
+        assert any(line.startswith("kafka_connect_mirror_mirrorsourceconnector_record_count{")
+                   and f'source="{source}"' in line and line.endswith(" 10.0") for line in lines), source
+    assert lines == _scrape(registry), "read from the workers' state: the same at every scrape"
+
+
+def test_a_stopped_task_has_no_series_and_a_series_is_served_once() -> None:
+    registry = MergingRegistry()
+    worker, metrics = _flow("A", 1)
+    registry.register(WorkerCollector(worker, {}))
+    registry.register(WorkerCollector(worker, {}))  # the same series twice: Prometheus would refuse the scrape
+    lines = _scrape(registry)
+    assert sum(line.startswith("kafka_connect_worker_task_count ") for line in lines) == 1
+    assert sum(line.startswith("kafka_connect_mirror_mirrorsourceconnector_byte_count{") for line in lines) == 1
+    worker.tasks["MirrorSourceConnector-0"].metrics.close()
+    assert not any("mirrorsourceconnector" in line for line in _scrape(registry))
+
+
+def test_mirror_task_samples() -> None:
+    registry = TaskMetricsRegistry()
+    source = SourceMetrics("A", "B", registry)
+    checkpoints = CheckpointMetrics("A", "B", registry)
+    source.polled("A.t", 3, 50, 1, 1, 7)
+    checkpoints.acked("g", "t", 0, 12.0)
+    checkpoints.acked("g", "t", 0, 4.0)
+    by_name = {s.name: s for s in registry.samples()}
+    assert by_name["kafka_connect_mirror_mirrorsourceconnector_offset_lag"].value == 7
+    assert by_name["kafka_connect_mirror_mirrorsourceconnector_byte_count"].labels == {
+        "source": "A", "target": "B", "topic": "A.t", "partition": "3"}
+    prefix = "kafka_connect_mirror_mirrorcheckpointconnector_checkpoint_latency_ms"
+    assert [by_name[prefix + s].value for s in ("", "_min", "_max", "_avg")] == [4.0, 4.0, 12.0, 8.0]
+    assert "kafka_connect_mirror_mirrorsourceconnector_replication_latency_ms" not in by_name, "nothing acked yet"
+
+
+def test_a_failing_provider_does_not_break_the_scrape() -> None:
+    registry = TaskMetricsRegistry()
+
+    def broken() -> list[object]:
+        raise RuntimeError("boom")
+
+    registry.register(broken)  # type: ignore[arg-type]
+    SourceMetrics("A", "B", registry).polled("A.t", 0, 1, 1, 1, 0)
+    assert {s.name for s in registry.samples()} >= {"kafka_connect_mirror_mirrorsourceconnector_byte_count"}
