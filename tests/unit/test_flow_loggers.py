@@ -10,6 +10,7 @@ import pytest
 
 from pyconnect.logging_context import ContextFilter, context_thread, scope
 from pyconnect.runtime.flow_loggers import LevelFilter, flow_levels, process_level
+from pyconnect.runtime.results import LoggerLevel
 
 NS = "flowtest"
 
@@ -54,14 +55,15 @@ def test_a_level_set_for_one_flow_leaves_the_other_and_the_process_alone(collect
     a, c = flow_levels("A->B"), flow_levels("C->B")
     logging.getLogger(NS + ".child")
     assert a.set_level(NS, "DEBUG") == [NS, NS + ".child"]
-    assert (a.describe(NS + ".child") or {}).get("level") == "DEBUG"
-    assert c.describe(NS + ".child") == {"level": "INFO", "last_modified": None}
+    described = a.describe(NS + ".child")
+    assert described is not None and described.level == "DEBUG"
+    assert c.describe(NS + ".child") == LoggerLevel("INFO", None)
     assert process_level(NS + ".child") == logging.INFO
     for name in ("A->B", "C->B", ""):
         _log_in(name)
     assert collect.lines == ["DEBUG [A->B] debug line", "INFO [A->B] info line", "INFO [C->B] info line",
                              "INFO info line"]
-    assert NS in a.all_levels() and c.all_levels()[NS]["level"] == "INFO"
+    assert NS in a.all_levels() and c.all_levels()[NS].level == "INFO"
 
 
 def test_closing_a_flow_gives_the_loggers_their_own_levels_back(collect: _Collect) -> None:
