@@ -115,7 +115,7 @@ def test_each_flow_has_its_own_stable_series(two_flows: Running) -> None:
     for _ in range(9):
         # Spaced wider than the 250 ms worker loop, whose per-process publishing used to overwrite
         # one flow's series with the other's: sampling, not synchronisation.
-        time.sleep(0.3)
+        time.sleep(0.3)  # sample spacing (see above), not synchronisation
         scrapes.append(two_flows.scrape())
     first = series(scrapes[0])
     for i, text in enumerate(scrapes):
