@@ -24,6 +24,7 @@ from pyconnect.runtime.delivery import (
     delivery_for,
 )
 from pyconnect.runtime.run_acks import RUN_PRODUCER_DEFAULTS
+from tests.harness.messages import FakeMessage
 
 
 class _Records(SourceTask):
@@ -59,23 +60,6 @@ class _Runs(MessageRunTask):
 
     def stop(self) -> None:
         pass
-
-
-class _Landed:
-    def __init__(self, topic: str, partition: int, offset: int, value: bytes = b"") -> None:
-        self._t, self._p, self._o, self._v = topic, partition, offset, value
-
-    def topic(self) -> str:
-        return self._t
-
-    def partition(self) -> int:
-        return self._p
-
-    def offset(self) -> int:
-        return self._o
-
-    def value(self) -> bytes:
-        return self._v
 
 
 class _Producer:
@@ -129,11 +113,11 @@ def test_generic_records_each_carry_their_own_callback() -> None:
     assert [c[:4] for c in producer.calls] == [("t", b"v%d" % i, b"Kk", -1) for i in range(3)]
     assert [c[5:] for c in producer.calls] == [(None, 7, [("h", b"1")])] * 3 and topics == ["t"]
     callbacks: list[Any] = [c[4] for c in producer.calls]
-    callbacks[1](None, _Landed("t", 2, 41))
+    callbacks[1](None, FakeMessage("t", 2, 41))
     assert delivery.committable() == [], "record 0 is not acknowledged yet"
-    callbacks[0](None, _Landed("t", 2, 40))
+    callbacks[0](None, FakeMessage("t", 2, 40))
     assert delivery.committable() == [(sp, {"o": 1})] and task.acked == [(2, 41), (2, 40)]
-    callbacks[2](KafkaError(KafkaError.TOPIC_AUTHORIZATION_FAILED), _Landed("t", 2, -1, b"v2"))
+    callbacks[2](KafkaError(KafkaError.TOPIC_AUTHORIZATION_FAILED), FakeMessage("t", 2, -1, b"v2"))
     assert failures == ["Kafka rejected a record for topic t partition None (source partition {'s': 0}, "
                         "offset {'o': 2}, 2 bytes): Broker: Topic authorization failed"]
 
@@ -149,8 +133,8 @@ def test_ordered_records_share_one_callback_and_a_refusal_names_the_record() -> 
                                              r"offset \{'o': 2\}, 2 bytes\): .*[Ss]ize"):
         delivery.send(producer, records)
     assert [c[4] for c in producer.calls] == [delivery.acks] * 2
-    delivery.acks(None, _Landed("t", 1, 10))
-    delivery.acks(None, _Landed("t", 1, 11))
+    delivery.acks(None, FakeMessage("t", 1, 10))
+    delivery.acks(None, FakeMessage("t", 1, 11))
     assert delivery.committable() == [(sp, {"o": 1})]
 
 

@@ -19,14 +19,7 @@ from pyconnect.runtime.run_acks import RunAcks
 from pyconnect.runtime.source_runner import RunnerSettings, SourceTaskRunner
 from pyconnect.storage.log import MemoryLog, MemoryTopic
 from pyconnect.storage.offset_store import OffsetStore
-
-
-class _Msg:
-    def __init__(self, offset: int) -> None:
-        self._o = offset
-
-    def offset(self) -> int:
-        return self._o
+from tests.harness.messages import FakeMessage, at
 
 
 class _Err:
@@ -59,7 +52,7 @@ def test_run_writer_emits_the_same_syncs_as_the_record_writer() -> None:
                 down += rng.randrange(1, 9)  # a restart's duplicates or a new remote partition
             for i, u in enumerate(ups):
                 per_record.record("t", 0, u, down + i)
-            per_run.record_run("t", 0, [_Msg(u) for u in ups], down, down + n - 1)
+            per_run.record_run("t", 0, [at(u) for u in ups], down, down + n - 1)
             down += n
             if rng.random() < 0.2:
                 per_record.flush_pending()
@@ -73,22 +66,14 @@ def test_run_writer_emits_the_same_syncs_as_the_record_writer() -> None:
 def test_interleaved_run_syncs_never_point_past_a_record() -> None:
     w, sent = _writer(max_lag=100)
     # 5 records (upstream 10..14) landed at 200..206: another producer wrote 2 records in between.
-    w.record_run("t", 0, [_Msg(u) for u in range(10, 15)], 200, 206)
+    w.record_run("t", 0, [at(u) for u in range(10, 15)], 200, 206)
     assert sent[0] == (10, 200) and sent[-1] == (14, 206)
     for u, d in sent:
         assert d <= 200 + (u - 10) + 2, "a sync may be low (re-read), never beyond where the record is"
 
 
 def _run(sp: dict[str, int], first: int, n: int) -> MessageRun:
-    return MessageRun(sp, "A.t", sp["partition"], [_Msg(first + i) for i in range(n)])
-
-
-class _Landed:
-    def __init__(self, offset: int) -> None:
-        self._o = offset
-
-    def offset(self) -> int:
-        return self._o
+    return MessageRun(sp, "A.t", sp["partition"], [at(first + i) for i in range(n)])
 
 
 def test_run_acks_commit_the_last_offset_of_each_acknowledged_run() -> None:
@@ -99,13 +84,13 @@ def test_run_acks_commit_the_last_offset_of_each_acknowledged_run() -> None:
     r1, r2, r3 = _run(sp0, 0, 3), _run(sp0, 3, 1), _run(sp1, 50, 2)
     c1, c2, c3 = acks.callback(r1), acks.callback(r2), acks.callback(r3)
     assert acks.in_flight() == 3
-    c1(None, _Landed(100))  # first message of r1: not complete yet
+    c1(None, at(100))  # first message of r1: not complete yet
     assert acks.committable() == [] and seen == []
-    c1(None, _Landed(102))
-    c3(None, _Landed(7))
-    c3(None, _Landed(8))
+    c1(None, at(102))
+    c3(None, at(7))
+    c3(None, at(8))
     assert sorted(acks.committable(), key=str) == sorted([(sp0, {"offset": 2}), (sp1, {"offset": 51})], key=str)
-    c2(None, _Landed(103))  # a run of one message: one callback completes it
+    c2(None, at(103))  # a run of one message: one callback completes it
     assert acks.committable() == [(sp0, {"offset": 3})]
     assert seen == [(0, 100, 102), (50, 7, 8), (3, 103, 103)] and failures == [] and acks.in_flight() == 0
 
@@ -116,26 +101,28 @@ def test_run_acks_fail_on_missing_records_and_never_commit_past_a_failure() -> N
     sp = {"partition": 0}
     r1, r2, r3 = _run(sp, 0, 4), _run(sp, 4, 2), _run(sp, 6, 2)
     c1, c2, c3 = acks.callback(r1), acks.callback(r2), acks.callback(r3)
-    c1(None, _Landed(10))
-    c1(None, _Landed(12))  # 4 records in 3 offsets: one is missing
+    c1(None, at(10))
+    c1(None, at(12))  # 4 records in 3 offsets: one is missing
     assert "4 records were sent but only 3 offsets (10..12)" in failures[0]
     assert "source partition {'partition': 0}, offsets 0..3" in failures[0]
-    c2(None, _Landed(13))
-    c2(None, _Landed(14))
+    c2(None, at(13))
+    c2(None, at(14))
     assert acks.committable() == [], "nothing after the failed run is committed"
     c3(_Err(), None)
     assert "Topic authorization failed" in failures[-1] and acks.committable() == []
 
 
-class _Full(_Msg):
-    def value(self) -> bytes:
-        return b"v%d" % self._o
+class _Full(FakeMessage):
+    """A consumed message with every field the run producer copies."""
+
+    def __init__(self, offset: int) -> None:
+        super().__init__("t", 0, offset, b"v%d" % offset)
 
     def key(self) -> bytes:
         return b"k"
 
     def timestamp(self) -> tuple[int, int]:
-        return (1, 1_000 + self._o)
+        return (1, 1_000 + self.offset())
 
     def headers(self) -> list[tuple[str, bytes]]:
         return [("h", b"1")]
@@ -170,7 +157,7 @@ def test_a_run_cut_by_a_refused_record_commits_its_delivered_prefix() -> None:
     sp = {"partition": 0}
     run = _run(sp, 0, 4)  # message 3 is refused when produced: 0..2 were sent
     cb = acks.callback(run)
-    cb(None, _Landed(40))
+    cb(None, at(40))
     acks.cut(cb, 3)
     acks.settle_cut(delivered=False)  # the flush left records behind: nothing is known
     assert acks.committable() == [] and seen == []
@@ -224,7 +211,7 @@ def test_a_refused_record_fails_the_run_there_and_a_stop_interrupts_a_full_queue
         delivery.send(producer, [MessageRun(sp, "A.t", 0, [_Full(u) for u in range(5, 10)])])
     assert producer.sent == [(5, True), (6, False)]
     acks = delivery.acks
-    acks._cut[0][0](None, _Landed(100))  # the first record's delivery report
+    acks._cut[0][0](None, at(100))  # the first record's delivery report
     acks.settle_cut(delivered=True)
     assert acks.committable() == [(sp, {"offset": 6})], "5 and 6 were sent before the refused 7"
     full = _Producer(full=True)

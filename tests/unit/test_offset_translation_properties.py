@@ -24,18 +24,9 @@ from hypothesis import strategies as st
 from connectors.mirror.formats import OffsetSync
 from connectors.mirror.offset_sync_store import OffsetSyncStore
 from connectors.mirror.offset_sync_writer import OffsetSyncWriter
+from tests.harness.messages import at
 
 EXAMPLES = 10_000
-
-
-class _Msg:
-    __slots__ = ("_offset",)
-
-    def __init__(self, offset: int) -> None:
-        self._offset = offset
-
-    def offset(self) -> int:
-        return self._offset
 
 
 class _JavaWriter:
@@ -112,7 +103,7 @@ def _copy_run(h: History, rnd: random.Random, start: int, end: int, own: bool, m
             if rnd.random() < 0.3:
                 java.commit()
         elif rnd.random() < 0.5:
-            writer.record_run("t", 0, [_Msg(u) for u in batch], positions[0], positions[-1])
+            writer.record_run("t", 0, [at(u) for u in batch], positions[0], positions[-1])
         else:
             for up, down in zip(batch, positions, strict=True):
                 writer.record("t", 0, up, down)

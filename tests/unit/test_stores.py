@@ -11,6 +11,7 @@ from pyconnect.storage.java_compat import java_split, parse_java_int, task_key
 from pyconnect.storage.log import MemoryLog, MemoryTopic
 from pyconnect.storage.offset_store import OffsetStore
 from pyconnect.storage.status_store import Status, StatusStore
+from tests.harness.messages import FakeMessage
 
 
 def test_config_store_records_and_commit_semantics() -> None:
@@ -178,30 +179,16 @@ class _Err:
         return "boom"
 
 
-class _Msg:
-    def __init__(self, topic: str, partition: int, offset: int) -> None:
-        self._t, self._p, self._o = topic, partition, offset
-
-    def topic(self) -> str:
-        return self._t
-
-    def partition(self) -> int:
-        return self._p
-
-    def offset(self) -> int:
-        return self._o
-
-
 def test_generic_acks_commit_only_acknowledged_prefix() -> None:
     failures: list[str] = []
     acks = GenericAcks(None, lambda r, m, why: failures.append(why))
     p = {"task": 0}
     e1, e2, e3 = (acks.submit(SourceRecord(p, {"seq": i}, "t", b"v")) for i in range(3))
-    e2(None, _Msg("t", 0, 1))
+    e2(None, FakeMessage("t", 0, 1))
     assert acks.committable() == []
-    e1(None, _Msg("t", 0, 0))
+    e1(None, FakeMessage("t", 0, 0))
     assert acks.committable() == [(p, {"seq": 1})]
-    e3(_Err(), _Msg("t", 0, 2))
+    e3(_Err(), FakeMessage("t", 0, 2))
     assert failures == ["boom"] and acks.committable() == [] and acks.in_flight() == 1
 
 
@@ -213,9 +200,9 @@ def test_ordered_acks_identify_records_by_partition_order() -> None:
     for i in range(3):
         acks.fifo("t", 0).append(SourceRecord(sp0, {"offset": 10 + i}, "t", b"", None, 0))
         acks.fifo("t", 1).append(SourceRecord(sp1, {"offset": 20 + i}, "t", b"", None, 1))
-    acks(None, _Msg("t", 1, 100))
-    acks(None, _Msg("t", 0, 200))
-    acks(None, _Msg("t", 0, 201))
+    acks(None, FakeMessage("t", 1, 100))
+    acks(None, FakeMessage("t", 0, 200))
+    acks(None, FakeMessage("t", 0, 201))
     assert seen == [(20, 1, 100), (10, 0, 200), (11, 0, 201)]
     assert sorted(acks.committable(), key=str) == sorted([(sp0, {"offset": 11}), (sp1, {"offset": 20})], key=str)
     assert acks.committable() == [] and acks.in_flight() == 3
