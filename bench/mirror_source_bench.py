@@ -28,7 +28,7 @@ from confluent_kafka.admin import AdminClient, NewTopic  # noqa: E402
 from cpu_meter import CpuWindow  # noqa: E402
 
 from connectors.mirror.source_task import MirrorSourceTask  # noqa: E402
-from pyconnect.runtime.converters import byte_array  # noqa: E402
+from pyconnect.converters.builtin import byte_array  # noqa: E402
 from pyconnect.runtime.source_runner import RunnerSettings, SourceTaskRunner  # noqa: E402
 from pyconnect.storage.log import MemoryLog, MemoryTopic  # noqa: E402
 from pyconnect.storage.offset_store import OffsetStore  # noqa: E402

@@ -167,7 +167,7 @@ def _run(args: argparse.Namespace) -> int:
     offsets: OffsetStore | None = None
     try:
         factory, _cluster = kafka_log_factory(worker)
-        offsets = OffsetStore(factory(worker["offset.storage.topic"], int(worker["offset.storage.partitions"])))
+        offsets = OffsetStore(factory(worker.settings.offset_storage_topic, worker.settings.offset_storage_partitions))
         offsets.start()
         reader = ConnectorOffsetReader(offsets, name)
         tps = _partitions(args, connector, reader, config)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from pyconnect.api.task_id import TaskId
 from pyconnect.runtime.results import (
     ActiveTopics,
     ConfigInfos,
@@ -18,7 +19,6 @@ from pyconnect.runtime.results import (
     ConnectorOffsets,
     ConnectorState,
     ConnectorStateInfo,
-    ConnectorTaskId,
     LoggerLevel,
     PluginDesc,
     ServerInfo,
@@ -30,7 +30,7 @@ from pyconnect.runtime.results import (
 Json = dict[str, Any]
 
 
-def task_id(task: ConnectorTaskId) -> Json:
+def task_id(task: TaskId) -> Json:
     """`{"connector", "task"}`."""
     return {"connector": task.connector, "task": task.task}
 

@@ -21,7 +21,6 @@ from pyconnect.api import OffsetStorageReader
 from pyconnect.kafka.clients import end_offsets, new_consumer, offset_bounds
 
 TopicPartition = tuple[str, int]
-BACKFILL_TASK_CLASS = "connectors.mirror.backfill_task:MirrorBackfillTask"
 
 
 def plan_key(cluster: str, topic: str, partition: int) -> dict[str, Any]:

@@ -9,15 +9,17 @@ import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
-from connectors.mirror.backfill_plan import BACKFILL_TASK_CLASS, candidates, stored_plans
+from connectors.mirror.backfill_plan import candidates, stored_plans
+from connectors.mirror.backfill_task import MirrorBackfillTask
 from connectors.mirror.config import SOURCE, MirrorConfig
 from connectors.mirror.source_task import MirrorSourceTask
 from connectors.mirror.topics import RemoteTopics, TopicSelector
-from pyconnect.api import ConfigDef, ConfigValue, SourceConnector, SourceTask
+from pyconnect.api import BatchTask, ConfigDef, ConfigValue, SourceConnector, SourceTask
 from pyconnect.kafka.admin import Admin, TopicSpec
 from pyconnect.logging_context import context_thread
 
 log = logging.getLogger(__name__)
+_BACKFILL_KEY = "backfill.assigned.partitions"  # set on the batch task's config only
 
 
 @dataclass
@@ -151,6 +153,9 @@ class MirrorSourceConnector(SourceConnector):
     def task_class(self) -> type[SourceTask]:
         return MirrorSourceTask
 
+    def task_class_for(self, task_config: Mapping[str, str]) -> type[SourceTask] | type[BatchTask]:
+        return MirrorBackfillTask if _BACKFILL_KEY in task_config else MirrorSourceTask
+
     def task_configs(self, max_tasks: int) -> list[dict[str, str]]:
         if not self.cfg["enabled"]:
             return []
@@ -161,9 +166,8 @@ class MirrorSourceConnector(SourceConnector):
             # partitions is not done: streaming tasks change as partitions are handed over, but the
             # running Spark job is left alone (it skips partitions whose plan is done).
             self._batch_assigned |= self._backfill  # grows only when new topics join the backfill
-            configs.append({**self.raw, "task.class": BACKFILL_TASK_CLASS, "task.index": "0",
-                            "backfill.assigned.partitions": ",".join(f"{t}-{p}"
-                                                                     for t, p in sorted(self._batch_assigned))})
+            configs.append({**self.raw, "task.index": "0",
+                            _BACKFILL_KEY: ",".join(f"{t}-{p}" for t, p in sorted(self._batch_assigned))})
         else:
             self._batch_assigned = set()
         if tps:
@@ -171,7 +175,9 @@ class MirrorSourceConnector(SourceConnector):
             buckets: list[list[str]] = [[] for _ in range(count)]
             for i, (topic, partition) in enumerate(tps):
                 buckets[i % count].append(f"{topic}-{partition}")
-            configs += [{**self.raw, "task.assigned.partitions": ",".join(b), "task.index": str(len(configs) + i)}
+            # The key that makes a task the backfill is the connector's to set, never the user's.
+            raw = {k: v for k, v in self.raw.items() if k != _BACKFILL_KEY}
+            configs += [{**raw, "task.assigned.partitions": ",".join(b), "task.index": str(len(configs) + i)}
                         for i, b in enumerate(buckets)]
         return configs
 

@@ -1,7 +1,7 @@
 """The batch task SPI: a task whose work is one bounded job (e.g. a Spark job), not a poll loop.
 
-A connector hands a batch task out like any other task, by naming its class in a task config's
-`task.class`. The runtime runs `run()` on the task's own thread, reports RUNNING while it runs, a
+A connector hands a batch task out like any other task: its `task_class_for` names the batch class
+for that task's config. The runtime runs `run()` on the task's own thread, reports RUNNING while it runs, a
 FAILED status with the trace if it raises, and publishes whatever the task passes to
 `report_progress` in the task's status (REST `GET /connectors/{name}/status` shows it).
 """

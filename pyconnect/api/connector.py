@@ -9,11 +9,14 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from pyconnect.api.config import ConfigDef, ConfigValue
 from pyconnect.api.metrics import TaskMetrics
 from pyconnect.api.records import MessageRun, SourceOffset, SourcePartition, SourceRecord
+
+if TYPE_CHECKING:  # batch.py builds on this module
+    from pyconnect.api.batch import BatchTask
 
 
 class ConnectorContext(Protocol):
@@ -77,8 +80,13 @@ class Connector(ABC):
 
     @abstractmethod
     def task_class(self) -> type[SourceTask]:
-        """The default task implementation; a task config may name another in `task.class`
-        (e.g. a `BatchTask` for a bulk copy)."""
+        """The task implementation (of every task, unless `task_class_for` says otherwise)."""
+
+    def task_class_for(self, task_config: Mapping[str, str]) -> type[SourceTask] | type[BatchTask]:
+        """The class that runs one of this connector's task configs: `task_class()` unless the
+        connector hands out another kind for some tasks (e.g. a `BatchTask` for a bulk copy). The
+        runtime asks this, never the config, so a user's config cannot change what a task runs."""
+        return self.task_class()
 
     @abstractmethod
     def task_configs(self, max_tasks: int) -> list[dict[str, str]]:

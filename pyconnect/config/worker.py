@@ -19,6 +19,8 @@ from pyconnect.config.providers import (
     providers_from_config,
     resolve,
 )
+from pyconnect.config.worker_settings import WorkerSettings
+from pyconnect.converters import converter_class
 from pyconnect.kafka.config import is_client_key, to_librdkafka
 
 log = logging.getLogger(__name__)
@@ -26,10 +28,8 @@ log = logging.getLogger(__name__)
 H, M, L = Importance.HIGH, Importance.MEDIUM, Importance.LOW
 S, INT, B, LST = ConfigType.STRING, ConfigType.INT, ConfigType.BOOLEAN, ConfigType.LIST
 
-# The converters the runtime implements (pyconnect.runtime.converters), by Java name. Header values
-# pass through as the bytes a task gives, which is what these three write for string/bytes headers.
-CONVERTERS = ("org.apache.kafka.connect.converters.ByteArrayConverter",
-              "org.apache.kafka.connect.storage.StringConverter", "org.apache.kafka.connect.json.JsonConverter")
+# Header values pass through as the bytes a task gives, which is what these three write for
+# string/bytes headers.
 HEADER_CONVERTERS = ("org.apache.kafka.connect.storage.SimpleHeaderConverter",
                      "org.apache.kafka.connect.storage.StringConverter",
                      "org.apache.kafka.connect.converters.ByteArrayConverter")
@@ -46,7 +46,6 @@ def implemented_class(kind: str, names: tuple[str, ...]) -> Validator:
     return check
 
 
-converter_class = implemented_class("converter", CONVERTERS)
 header_converter_class = implemented_class("header converter", HEADER_CONVERTERS)
 # Connect's override policies by alias and class name; only All, which the runtime applies (every
 # `producer.override.*` is honoured), is implemented: a stricter policy must not be silently ignored.
@@ -168,6 +167,7 @@ class WorkerConfig:
             key, messages = next(iter(errors.items()))
             raise self._error(key, messages[0])
         self.values: dict[str, Any] = WORKER_CONFIG.parse(self.raw)
+        self.settings = WorkerSettings.from_values(self.values)
         for key in self.raw:
             if key not in WORKER_CONFIG.keys and not key.startswith(_KNOWN_PREFIXES) and not is_client_key(key):
                 where = f"{source.path}:{source.line_of(key)}: " if source else ""
@@ -198,19 +198,16 @@ class WorkerConfig:
             return self.source.error(key, reason)
         return ConfigFileError("<config>", None, key, reason)
 
-    def __getitem__(self, key: str) -> Any:
-        return self.values[key]
-
     @property
     def group_id(self) -> str:
-        return str(self.values["group.id"])
+        return self.settings.group_id
 
     @property
     def membership_topic(self) -> str:
-        return str(self.values["membership.storage.topic"] or f"connect-membership.{self.group_id}.internal")
+        return (self.settings.membership_storage_topic or f"connect-membership.{self.group_id}.internal")
 
     def _parse_listener(self) -> RestListener:
-        listeners = self.values["listeners"] or ["http://:8083"]
+        listeners = self.settings.listeners or ["http://:8083"]
         url = urlparse(listeners[0])
         if url.scheme not in ("http", "https") or url.port is None:
             raise self._error("listeners", f"invalid listener {listeners[0]!r}: expected http(s)://host:port")
@@ -218,10 +215,10 @@ class WorkerConfig:
 
     @property
     def advertised_url(self) -> str:
-        host = self.values["rest.advertised.host.name"] or (
+        host = self.settings.rest_advertised_host_name or (
             self.listener.host if self.listener.host not in ("", "0.0.0.0", "::") else "127.0.0.1")
-        port = self.values["rest.advertised.port"] or self.listener.port
-        scheme = self.values["rest.advertised.listener"] or self.listener.scheme
+        port = self.settings.rest_advertised_port or self.listener.port
+        scheme = self.settings.rest_advertised_listener or self.listener.scheme
         return f"{scheme}://{host}:{port}"
 
     @property
@@ -237,7 +234,7 @@ class WorkerConfig:
         """librdkafka settings for an internal client: top-level client keys (connection, security and
         tuning, as Connect passes them to its internal clients) + `<extra_prefix>` overrides."""
         java = self._client_base()
-        java["bootstrap.servers"] = str(self.values["bootstrap.servers"])
+        java["bootstrap.servers"] = self.settings.bootstrap_servers
         if extra_prefix:
             java.update({k[len(extra_prefix):]: v for k, v in self.raw.items() if k.startswith(extra_prefix)})
         return to_librdkafka(java, role)
@@ -245,7 +242,7 @@ class WorkerConfig:
     def task_client_config(self, role: str) -> dict[str, str]:
         """Settings for a connector task's producer/consumer: client keys + `producer.`/`consumer.`."""
         java = self._client_base()
-        java["bootstrap.servers"] = str(self.values["bootstrap.servers"])
+        java["bootstrap.servers"] = self.settings.bootstrap_servers
         java.update({k[len(role) + 1:]: v for k, v in self.raw.items() if k.startswith(role + ".")})
         return to_librdkafka(java, role)
 

@@ -10,29 +10,35 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any, TypeVar
+
+from pyconnect.api.task_id import TaskId
 
 
 @dataclass(frozen=True)
 class WorkerAssignment:
     connectors: frozenset[str] = field(default_factory=frozenset)
-    tasks: frozenset[str] = field(default_factory=frozenset)
+    tasks: frozenset[TaskId] = field(default_factory=frozenset)
 
 
-def task_sort_key(task_id: str) -> tuple[str, int]:
-    name, _, index = task_id.rpartition("-")
-    return (name, int(index)) if index.isdigit() else (task_id, -1)
+Unit = TypeVar("Unit", str, TaskId)
 
 
-def balance(workers: Sequence[str], units: Iterable[str], previous: Mapping[str, str]) -> dict[str, set[str]]:
+def _key(unit: Any) -> tuple[str, int]:
+    # Connectors and tasks sort alike: by name, then by task number (a connector counts as -1).
+    return (unit.connector, unit.task) if isinstance(unit, TaskId) else (unit, -1)
+
+
+def balance(workers: Sequence[str], units: Iterable[Unit], previous: Mapping[Unit, str]) -> dict[str, set[Unit]]:
     """Place units on workers: keep previous owners where possible, then even out the counts.
 
     `previous` maps unit -> worker it ran on. Deterministic for equal inputs.
     """
-    units = sorted(set(units), key=task_sort_key)
-    result: dict[str, set[str]] = {w: set() for w in workers}
+    units = sorted(set(units), key=_key)
+    result: dict[str, set[Unit]] = {w: set() for w in workers}
     if not workers:
         return result
-    pool: list[str] = []
+    pool: list[Unit] = []
     for unit in units:
         owner = previous.get(unit)
         if owner in result:
@@ -44,17 +50,17 @@ def balance(workers: Sequence[str], units: Iterable[str], previous: Mapping[str,
     by_load = sorted(workers, key=lambda w: (-len(result[w]), w))
     quota = {w: base + (1 if i < extra else 0) for i, w in enumerate(by_load)}
     for w in by_load:
-        held = sorted(result[w], key=task_sort_key)
+        held = sorted(result[w], key=_key)
         for unit in held[quota[w]:]:
             result[w].discard(unit)
             pool.append(unit)
-    for unit in sorted(pool, key=task_sort_key):
+    for unit in sorted(pool, key=_key):
         target = min(workers, key=lambda w: (len(result[w]) - quota[w], len(result[w]), w))
         result[target].add(unit)
     return result
 
 
-def assign(workers: Sequence[str], connectors: Iterable[str], tasks: Iterable[str],
+def assign(workers: Sequence[str], connectors: Iterable[str], tasks: Iterable[TaskId],
            previous: Mapping[str, WorkerAssignment]) -> dict[str, WorkerAssignment]:
     """Assign every connector and task to one of `workers`."""
     prev_connectors = {c: w for w, a in previous.items() for c in a.connectors}

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pyconnect.api import BatchTask, SourceOffset, SourcePartition
+from pyconnect.api.states import State
 from pyconnect.logging_context import context_thread, set_context
 from pyconnect.runtime.source_runner import ConnectorOffsetReader
 from pyconnect.runtime.worker_metrics import TaskMetricsRegistry
@@ -22,7 +23,7 @@ from pyconnect.storage.offset_store import OffsetStore
 
 log = logging.getLogger(__name__)
 
-ProgressReport = Callable[[str, str | None, dict[str, Any] | None], None]  # (state, trace, progress)
+ProgressReport = Callable[[State, str | None, dict[str, Any] | None], None]  # (state, trace, progress)
 
 
 @dataclass
@@ -60,7 +61,7 @@ class BatchTaskRunner:
         self._paused = threading.Event()
         self._wake = threading.Event()
         self._progress: dict[str, Any] | None = None
-        self.state = "UNASSIGNED"
+        self.state: State = State.UNASSIGNED
         self.completed = False
         self.metrics = TaskMetricsRegistry()  # what the task registers; its worker's collector reads it
         # Started from the worker's thread: the task's log records belong to that worker's scope.
@@ -99,14 +100,14 @@ class BatchTaskRunner:
 
     # task thread -----------------------------------------------------------------------------
 
-    def _set_state(self, state: str, trace: str | None = None) -> None:
+    def _set_state(self, state: State, trace: str | None = None) -> None:
         self.state = state
         self._report(state, trace, self._progress)
 
     def _publish(self, progress: dict[str, Any]) -> None:
         self._progress = progress
-        if self.state == "RUNNING":
-            self._report("RUNNING", None, progress)
+        if self.state == State.RUNNING:
+            self._report(State.RUNNING, None, progress)
 
     def _run(self) -> None:
         set_context(self.connector, self.index)
@@ -121,12 +122,12 @@ class BatchTaskRunner:
             return
         while not self._stopping.is_set() and not self.completed:
             if self._paused.is_set():
-                self._set_state("PAUSED")
+                self._set_state(State.PAUSED)
                 while self._paused.is_set() and not self._stopping.is_set():
                     self._wake.wait(1.0)
                     self._wake.clear()
                 continue
-            self._set_state("RUNNING")
+            self._set_state(State.RUNNING)
             try:
                 self.task.run()
             except Exception as exc:
@@ -143,4 +144,4 @@ class BatchTaskRunner:
     def _fail(self, exc: BaseException) -> None:
         log.error("[%s] batch task failed: %s", self.id, exc)
         self.metrics.close()
-        self._set_state("FAILED", "".join(traceback.format_exception(exc)))
+        self._set_state(State.FAILED, "".join(traceback.format_exception(exc)))

@@ -12,7 +12,8 @@ from pyconnect.api.config import (
     at_least,
     non_empty_string_without_control_chars,
 )
-from pyconnect.config.worker import converter_class, header_converter_class
+from pyconnect.config.worker import header_converter_class
+from pyconnect.converters import converter_class
 
 
 def not_implemented_unless(default: Any, feature: str) -> Any:

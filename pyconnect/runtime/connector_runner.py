@@ -7,7 +7,9 @@ import threading
 import traceback
 from collections.abc import Callable, Mapping
 
+from pyconnect.api.batch import BatchTask
 from pyconnect.api.connector import Connector, OffsetStorageReader
+from pyconnect.api.states import State, TargetState
 from pyconnect.config.providers import resolve_config, restore_placeholders
 from pyconnect.plugins import PluginRegistry
 from pyconnect.runtime.connector_config import common_errors
@@ -34,7 +36,7 @@ class ConnectorRunner:
     """Owner-side lifecycle of one connector."""
 
     def __init__(self, name: str, config: Mapping[str, str], plugins: PluginRegistry, configs: ConfigStore,
-                 report: Callable[[str, str | None], None], offset_reader: OffsetStorageReader | None = None
+                 report: Callable[[State, str | None], None], offset_reader: OffsetStorageReader | None = None
                  ) -> None:
         self.name = name
         self.config = dict(config)
@@ -43,7 +45,7 @@ class ConnectorRunner:
         self._report = report
         self._offset_reader = offset_reader
         self._connector: Connector | None = None
-        self.state = "UNASSIGNED"
+        self.state: State = State.UNASSIGNED
         self.reconfigure_requested = threading.Event()
 
     # ConnectorContext --------------------------------------------------------------------------
@@ -62,9 +64,9 @@ class ConnectorRunner:
 
     # lifecycle -------------------------------------------------------------------------------
 
-    def start(self, target_state: str) -> None:
-        if target_state == "STOPPED":
-            self._set("STOPPED")
+    def start(self, target_state: TargetState) -> None:
+        if target_state == TargetState.STOPPED:
+            self._set(State.STOPPED)
             self._ensure_task_configs([])
             return
         try:
@@ -81,18 +83,18 @@ class ConnectorRunner:
         except Exception as exc:
             self._fail(exc)
             return
-        self._set("PAUSED" if target_state == "PAUSED" else "RUNNING")
+        self._set(State.PAUSED if target_state == TargetState.PAUSED else State.RUNNING)
 
-    def set_target_state(self, target_state: str) -> None:
-        if self.state == "FAILED":
+    def set_target_state(self, target_state: TargetState) -> None:
+        if self.state == State.FAILED:
             return
-        if target_state == "STOPPED":
+        if target_state == TargetState.STOPPED:
             self.stop()
-            self.start("STOPPED")
+            self.start(TargetState.STOPPED)
         elif self._connector is None:
             self.start(target_state)
         else:
-            self._set("PAUSED" if target_state == "PAUSED" else "RUNNING")
+            self._set(State.PAUSED if target_state == TargetState.PAUSED else State.RUNNING)
 
     def refresh_task_configs(self) -> None:
         """Ask the connector for task configs and publish them if they changed."""
@@ -103,13 +105,14 @@ class ConnectorRunner:
         try:
             max_tasks = int(self.config.get("tasks.max", "1"))
             configs = connector.task_configs(max_tasks)
-            task_class = connector.task_class()
-            path = f"{task_class.__module__}:{task_class.__qualname__}"
-            # A connector may name another task class per task (a batch task next to its source
-            # tasks); batch tasks do not count against tasks.max.
-            limit = max_tasks + sum(1 for c in configs if "task.class" in c)
-            self._ensure_task_configs([restore_placeholders({"task.class": path, **c}, self.config)
-                                       for c in configs[:limit]])
+            classes = [connector.task_class_for(c) for c in configs]
+            # Batch tasks (a bulk copy next to the source tasks) do not count against tasks.max.
+            limit = max_tasks + sum(1 for cls in classes if issubclass(cls, BatchTask))
+            # `task.class` is written after the connector's keys, as Connect's Worker writes it: it
+            # records what runs the task, for readers of the config topic (Java's included).
+            self._ensure_task_configs([restore_placeholders({**c, "task.class": f"{cls.__module__}:{cls.__qualname__}"},
+                                                            self.config)
+                                       for c, cls in zip(configs[:limit], classes, strict=False)])
         except Exception as exc:
             self._fail(exc)
 
@@ -129,10 +132,10 @@ class ConnectorRunner:
     def _fail(self, exc: BaseException) -> None:
         log.error("[%s] connector failed: %s", self.name, exc)
         self.stop()
-        self.state = "FAILED"
-        self._report("FAILED", "".join(traceback.format_exception(exc)))
+        self.state = State.FAILED
+        self._report(State.FAILED, "".join(traceback.format_exception(exc)))
 
-    def _set(self, state: str) -> None:
+    def _set(self, state: State) -> None:
         if state != self.state:
             self.state = state
             self._report(state, None)

@@ -19,10 +19,11 @@ from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar
 
 from pyconnect.api.connector import MessageRunTask, SourceTask
+from pyconnect.api.converter import Serialize as Converter
 from pyconnect.api.records import MessageRun, SourcePartition, SourceRecord
+from pyconnect.converters.builtin import byte_array
 from pyconnect.kafka.clients import Producer, positional_produce
 from pyconnect.kafka.errors import RecordRefused, error_text
-from pyconnect.runtime.converters import Converter, byte_array
 from pyconnect.runtime.offset_tracker import Committable, GenericAcks, OnAck, OrderedAcks
 from pyconnect.runtime.run_acks import RUN_PRODUCER_DEFAULTS, RunAcks
 

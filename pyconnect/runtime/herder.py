@@ -12,6 +12,8 @@ import time
 from collections.abc import Callable, Mapping
 from dataclasses import replace
 
+from pyconnect.api.states import State, TargetState
+from pyconnect.api.task_id import TaskId
 from pyconnect.plugins import PluginNotFound
 from pyconnect.runtime import config_validation
 from pyconnect.runtime.connector_runner import connector_instance
@@ -23,7 +25,6 @@ from pyconnect.runtime.results import (
     ConnectorOffsets,
     ConnectorState,
     ConnectorStateInfo,
-    ConnectorTaskId,
     PartitionOffset,
     TaskInfo,
     TaskState,
@@ -33,7 +34,8 @@ from pyconnect.storage.status_store import Status
 
 STOP_FIRST = ("Connectors must be in the STOPPED state before their offsets can be modified. This can be done for "
               "the specified connector by issuing a 'PUT' request to the '/connectors/{name}/stop' endpoint")
-INITIAL_STATES = {"RUNNING": "STARTED", "PAUSED": "PAUSED", "STOPPED": "STOPPED"}  # request -> target state
+# The initial state a creation request names -> the target state it writes.
+INITIAL_STATES = {"RUNNING": TargetState.STARTED, "PAUSED": TargetState.PAUSED, "STOPPED": TargetState.STOPPED}
 
 
 def _state(status: Status) -> ConnectorState:
@@ -98,7 +100,7 @@ class Herder(WorkerAdmin):
         if name not in snap.connectors:
             raise NotFound(f"Connector {name} not found")  # removed since the caller looked
         config = snap.connectors[name]
-        tasks = [ConnectorTaskId(name, i) for i in range(len(snap.task_configs.get(name, [])))]
+        tasks = [TaskId(name, i) for i in range(len(snap.task_configs.get(name, [])))]
         return ConnectorInfo(name, config, tasks, self._type(config))
 
     def connector_info(self, name: str) -> ConnectorInfo:
@@ -130,7 +132,7 @@ class Herder(WorkerAdmin):
         """The connector's task configs, by task id."""
         self.connector_config(name)
         configs = self.worker.configs.snapshot().task_configs.get(name, [])
-        return [TaskInfo(ConnectorTaskId(name, i), c) for i, c in enumerate(configs)]
+        return [TaskInfo(TaskId(name, i), c) for i, c in enumerate(configs)]
 
     def offsets(self, name: str) -> ConnectorOffsets:
         """The connector's committed offsets."""
@@ -140,7 +142,7 @@ class Herder(WorkerAdmin):
 
     def active_topics(self, name: str) -> ActiveTopics:
         """The topics the connector has used (any name answers, an unknown one with none)."""
-        if not self.worker.config["topic.tracking.enable"]:
+        if not self.worker.config.settings.topic_tracking_enable:
             raise Forbidden("Topic tracking is disabled.")
         self.worker.statuses.refresh(10)
         return ActiveTopics(name, sorted(self.worker.statuses.topics(name)))
@@ -211,19 +213,19 @@ class Herder(WorkerAdmin):
     def pause(self, name: str) -> None:
         """Any worker writes the target state."""
         self._require_known(name)
-        self.worker.configs.put_target_state(name, "PAUSED")
+        self.worker.configs.put_target_state(name, TargetState.PAUSED)
 
     def resume(self, name: str) -> None:
         """Any worker writes the target state; a STOPPED connector starts again too."""
         self._require_known(name)
-        self.worker.configs.put_target_state(name, "STARTED")
+        self.worker.configs.put_target_state(name, TargetState.STARTED)
 
     def stop(self, name: str) -> None:
         """The leader writes an empty task set, then the STOPPED target state."""
         self._require_known(name)  # any worker knows the connectors: an unknown one is not forwarded
         self._require_leader("stop connectors")
         self.worker.configs.put_task_configs(name, [])
-        self.worker.configs.put_target_state(name, "STOPPED")
+        self.worker.configs.put_target_state(name, TargetState.STOPPED)
 
     def _require_exists(self, name: str) -> ConfigSnapshot:
         snap = self._snapshot()
@@ -240,9 +242,10 @@ class Herder(WorkerAdmin):
         if include_tasks or only_failed:
             status = self.connector_status(name)
             connector = status.connector
-            if not only_failed or connector.state == "FAILED":
-                connector = replace(connector, state="RESTARTING")
-            tasks = [replace(t, state="RESTARTING") if include_tasks and (not only_failed or t.state == "FAILED")
+            if not only_failed or connector.state == State.FAILED:
+                connector = replace(connector, state=State.RESTARTING)
+            restart = State.RESTARTING
+            tasks = [replace(t, state=restart) if include_tasks and (not only_failed or t.state == State.FAILED)
                      else t for t in status.tasks]
             planned = replace(status, connector=connector, tasks=tasks)
         self.worker.configs.request_restart(name, include_tasks, only_failed)
@@ -253,7 +256,7 @@ class Herder(WorkerAdmin):
         snap = self._require_exists(name)
         if task >= len(snap.task_configs.get(name, [])):
             raise NotFound(f"Unknown task: {name}-{task}")
-        if not self.worker.restart_task(f"{name}-{task}"):
+        if not self.worker.restart_task(TaskId(name, task)):
             raise NotAssigned(f"Task {name}-{task} is not assigned to this worker.", self._task_owner_url(name, task))
 
     def _task_owner_url(self, name: str, task: int) -> str | None:
@@ -261,7 +264,7 @@ class Herder(WorkerAdmin):
         if assignment is None:
             return None
         for worker_id, work in assignment.workers.items():
-            if f"{name}-{task}" in work.tasks:
+            if TaskId(name, task) in work.tasks:
                 member = self.worker.membership.live_members().get(worker_id)
                 return member.url if member else None
         return None
@@ -271,7 +274,7 @@ class Herder(WorkerAdmin):
     def _require_stopped(self, name: str) -> dict[str, str]:
         config = self.connector_config(name)
         snap = self.worker.configs.snapshot()
-        if snap.target_state(name) != "STOPPED" or snap.task_configs.get(name):
+        if snap.target_state(name) != TargetState.STOPPED or snap.task_configs.get(name):
             raise BadConfig(STOP_FIRST.format(name=name))
         return config
 
@@ -309,9 +312,9 @@ class Herder(WorkerAdmin):
 
     def reset_topics(self, name: str) -> None:
         """Forget the topics the connector has used."""
-        if not self.worker.config["topic.tracking.enable"]:
+        if not self.worker.config.settings.topic_tracking_enable:
             raise Forbidden("Topic tracking is disabled.")
-        if not self.worker.config["topic.tracking.allow.reset"]:
+        if not self.worker.config.settings.topic_tracking_allow_reset:
             raise Forbidden("Topic tracking reset is disabled.")
         self.connector_config(name)
         self.worker.statuses.refresh(10)

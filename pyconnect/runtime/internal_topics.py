@@ -28,17 +28,16 @@ def kafka_log_factory(config: WorkerConfig) -> tuple[LogFactory, str]:
     admin = Admin(config.client_config("admin", "admin."))
     cluster_id = admin.cluster_id(timeout=20)
 
-    def rf(prefix: str) -> int:
-        return int(config[f"{prefix}.replication.factor"])
-
+    c = config.settings
     specs = [
-        (TopicSpec(config["config.storage.topic"], 1, rf("config.storage"), _topic_conf(config, "config.storage.")),
-         True),
-        (TopicSpec(config["offset.storage.topic"], int(config["offset.storage.partitions"]), rf("offset.storage"),
+        (TopicSpec(c.config_storage_topic, 1, c.config_storage_replication_factor,
+                   _topic_conf(config, "config.storage.")), True),
+        (TopicSpec(c.offset_storage_topic, c.offset_storage_partitions, c.offset_storage_replication_factor,
                    _topic_conf(config, "offset.storage.")), False),
-        (TopicSpec(config["status.storage.topic"], int(config["status.storage.partitions"]), rf("status.storage"),
+        (TopicSpec(c.status_storage_topic, c.status_storage_partitions, c.status_storage_replication_factor,
                    _topic_conf(config, "status.storage.")), False),
-        (TopicSpec(config.membership_topic, 1, rf("config.storage"), {"cleanup.policy": "compact"}), True),
+        (TopicSpec(config.membership_topic, 1, c.config_storage_replication_factor,
+                   {"cleanup.policy": "compact"}), True),
     ]
     partitions: dict[str, int] = {}
     for spec, exact in specs:

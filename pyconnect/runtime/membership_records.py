@@ -14,6 +14,7 @@ from typing import Any, Self
 
 import orjson
 
+from pyconnect.api.task_id import TaskId
 from pyconnect.runtime.assignment import WorkerAssignment
 
 ASSIGNMENT_KEY = "assignment"
@@ -39,10 +40,10 @@ def _int(fields: Mapping[str, Any], name: str, default: int) -> int:
         raise ValueError(f"membership record field {name!r} is not a number") from exc
 
 
-def _names(entry: Any, name: str) -> frozenset[str]:
+def _names(entry: Any, name: str) -> list[str]:
     if not isinstance(entry, dict) or not isinstance(entry.get(name, ()), list | tuple):
         raise ValueError(f"membership assignment entry without a list of {name}")
-    return frozenset(str(x) for x in entry.get(name, ()))
+    return [str(x) for x in entry.get(name, ())]
 
 
 @dataclass(frozen=True)
@@ -160,7 +161,7 @@ class Assignment:
         return orjson.dumps({
             "leader": self.leader, "leader_session": self.leader_session, "leader_url": self.leader_url,
             "leader_epoch": self.leader_epoch, "generation": self.generation,
-            "assignment": {w: {"connectors": sorted(a.connectors), "tasks": sorted(a.tasks)}
+            "assignment": {w: {"connectors": sorted(a.connectors), "tasks": [str(t) for t in sorted(a.tasks)]}
                            for w, a in self.workers.items()},
         })
 
@@ -174,7 +175,9 @@ class Assignment:
         placed = f.get("assignment", {})
         if not isinstance(placed, dict):
             raise ValueError("membership assignment without an object of workers")
-        workers = {str(w): WorkerAssignment(_names(a, "connectors"), _names(a, "tasks")) for w, a in placed.items()}
+        workers = {str(w): WorkerAssignment(frozenset(_names(a, "connectors")),
+                                            frozenset(TaskId.parse(t) for t in _names(a, "tasks")))
+                   for w, a in placed.items()}
         return cls(_required(f, "leader"), _required(f, "leader_session"), str(f.get("leader_url", "")),
                    _int(f, "leader_epoch", -1), _int(f, "generation", 0), workers)
 

@@ -9,13 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-
-@dataclass(frozen=True)
-class ConnectorTaskId:
-    """One task of a connector."""
-
-    connector: str
-    task: int
+from pyconnect.api.states import State
+from pyconnect.api.task_id import TaskId
 
 
 @dataclass(frozen=True)
@@ -24,7 +19,7 @@ class ConnectorInfo:
 
     name: str
     config: dict[str, str]
-    tasks: list[ConnectorTaskId]
+    tasks: list[TaskId]
     type: str
 
 
@@ -32,7 +27,7 @@ class ConnectorInfo:
 class ConnectorState:
     """The state of a connector instance as its status record gives it."""
 
-    state: str
+    state: State
     worker_id: str | None  # None when a Java worker wrote none
     trace: str | None = None
     #: A batch task's progress (records, rate, ETA); an extension of Connect's entity.
@@ -60,7 +55,7 @@ class ConnectorStateInfo:
 class TaskInfo:
     """One task's config."""
 
-    id: ConnectorTaskId
+    id: TaskId
     config: dict[str, str]
 
 

@@ -11,17 +11,18 @@ from dataclasses import dataclass
 from typing import Any
 
 from pyconnect.api.connector import SourceTask
+from pyconnect.api.converter import Serialize as Converter
 from pyconnect.api.records import SourcePartition
+from pyconnect.api.states import State
 from pyconnect.kafka.clients import Producer, new_producer
 from pyconnect.logging_context import context_thread, set_context
-from pyconnect.runtime.converters import Converter
 from pyconnect.runtime.delivery import DeliveryContext, DeliveryFailed, StopRequested, delivery_for
 from pyconnect.runtime.worker_metrics import TaskMetricsRegistry
 from pyconnect.storage.offset_store import OffsetStore, canonical
 
 log = logging.getLogger(__name__)
 
-StatusCallback = Callable[[str, str | None], None]  # (state, trace)
+StatusCallback = Callable[[State, str | None], None]  # (state, trace)
 
 
 class ConnectorOffsetReader:
@@ -77,7 +78,7 @@ class SourceTaskRunner:
         self._delivery = delivery_for(task, DeliveryContext(
             settings.key_converter, settings.value_converter, self._stopping, self._topics, self._new_topic,
             self._delivery_failed))
-        self.state = "UNASSIGNED"
+        self.state: State = State.UNASSIGNED
         self.metrics = TaskMetricsRegistry()  # what the task registers; its worker's collector reads it
         # Started from the worker's thread: the task's log records belong to that worker's scope.
         self._thread = context_thread(self._run, f"task-{self.id}")
@@ -109,7 +110,7 @@ class SourceTaskRunner:
 
     # task thread -----------------------------------------------------------------------------
 
-    def _set_state(self, state: str, trace: str | None = None) -> None:
+    def _set_state(self, state: State, trace: str | None = None) -> None:
         if state != self.state or trace:
             self.state = state
             self._report(state, trace)
@@ -137,7 +138,7 @@ class SourceTaskRunner:
             if producer is not None:
                 self._drain(producer)
                 self._commit_offsets()
-            self._set_state("FAILED", trace)
+            self._set_state(State.FAILED, trace)
             self.metrics.close()  # a task's series exist while it runs
             return
         self._safe_stop_task()
@@ -168,14 +169,14 @@ class SourceTaskRunner:
             if self._failure is not None:
                 raise DeliveryFailed(self._failure)
             if self._paused.is_set():
-                if self.state != "PAUSED":
+                if self.state != State.PAUSED:
                     # PAUSED means nothing more lands: deliver what is in flight and commit it first.
                     producer.flush(self._settings.shutdown_timeout)
                     self._commit_offsets()
-                    self._set_state("PAUSED")
+                    self._set_state(State.PAUSED)
                 producer.poll(0.1)
                 continue
-            self._set_state("RUNNING")
+            self._set_state(State.RUNNING)
             records = poll()
             if records:
                 send(producer, records)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import dataclasses
-import importlib
 import logging
 import threading
 import time
@@ -13,8 +12,12 @@ from typing import Any
 
 from pyconnect.api.batch import BatchTask
 from pyconnect.api.connector import SourceTask
+from pyconnect.api.converter import Serialize
+from pyconnect.api.states import State, TargetState
+from pyconnect.api.task_id import TaskId
 from pyconnect.config.providers import resolve_config
 from pyconnect.config.worker import WorkerConfig
+from pyconnect.converters import converter_for, side_settings
 from pyconnect.kafka.config import to_librdkafka
 from pyconnect.logging_context import context_thread
 from pyconnect.logging_context import scope as log_scope
@@ -23,7 +26,6 @@ from pyconnect.runtime import metrics
 from pyconnect.runtime.assignment import WorkerAssignment, assign
 from pyconnect.runtime.batch_runner import BatchTaskRunner
 from pyconnect.runtime.connector_runner import ConnectorRunner, connector_instance
-from pyconnect.runtime.converters import Converter, converter_for
 from pyconnect.runtime.internal_topics import InternalTopics, LogFactory, kafka_log_factory
 from pyconnect.runtime.membership import Membership
 from pyconnect.runtime.source_runner import ConnectorOffsetReader, RunnerSettings, SourceTaskRunner
@@ -37,15 +39,8 @@ log = logging.getLogger(__name__)
 
 def _load_task_class(task_config: Mapping[str, str], connector_config: Mapping[str, str],
                      plugins: PluginRegistry) -> type[SourceTask] | type[BatchTask]:
-    path = task_config.get("task.class", "")
-    module_name, _, attr = path.partition(":")
-    if module_name and attr:
-        obj = importlib.import_module(module_name)
-        for part in attr.split("."):
-            obj = getattr(obj, part)
-        if isinstance(obj, type) and issubclass(obj, (SourceTask, BatchTask)):
-            return obj
-    return connector_instance(plugins, connector_config).task_class()
+    # The connector, not the task config's `task.class`, says what runs a task (see task_class_for).
+    return connector_instance(plugins, connector_config).task_class_for(task_config)
 
 
 class Worker:
@@ -62,30 +57,30 @@ class Worker:
         self.worker_id = config.worker_id
         self.url = config.advertised_url
         factory, self.cluster_id = (log_factory, "") if log_factory else kafka_log_factory(config)
-        self.topics = InternalTopics(config["config.storage.topic"], config["offset.storage.topic"],
-                                     config["status.storage.topic"], config.membership_topic)
+        settings = config.settings
+        self.topics = InternalTopics(settings.config_storage_topic, settings.offset_storage_topic,
+                                     settings.status_storage_topic, config.membership_topic)
         self.configs = ConfigStore(factory(self.topics.config, 1))
-        self.offsets = OffsetStore(factory(self.topics.offsets, int(config["offset.storage.partitions"])))
-        self.statuses = StatusStore(factory(self.topics.status, int(config["status.storage.partitions"])))
+        self.offsets = OffsetStore(factory(self.topics.offsets, settings.offset_storage_partitions))
+        self.statuses = StatusStore(factory(self.topics.status, settings.status_storage_partitions))
         self._wake = threading.Event()
         self.membership = Membership(factory(self.topics.membership, 1), self.worker_id, self.url,
-                                     int(config["session.timeout.ms"]), int(config["heartbeat.interval.ms"]),
+                                     settings.session_timeout_ms, settings.heartbeat_interval_ms,
                                      on_change=self._wake.set)
         self.configs.add_listener(self._wake.set)
-        schemas = bool(config["value.converter.schemas.enable"])
         self._settings = RunnerSettings(
             producer_conf=config.task_client_config("producer"),
-            key_converter=converter_for(config["key.converter"], bool(config["key.converter.schemas.enable"])),
-            value_converter=converter_for(config["value.converter"], schemas),
-            flush_interval=int(config["offset.flush.interval.ms"]) / 1000.0,
-            flush_timeout=int(config["offset.flush.timeout.ms"]) / 1000.0,
-            shutdown_timeout=int(config["task.shutdown.graceful.timeout.ms"]) / 1000.0,
+            key_converter=converter_for(settings.key_converter, side_settings(config.raw, "key"), True),
+            value_converter=converter_for(settings.value_converter, side_settings(config.raw, "value"), False),
+            flush_interval=settings.offset_flush_interval_ms / 1000.0,
+            flush_timeout=settings.offset_flush_timeout_ms / 1000.0,
+            shutdown_timeout=settings.task_shutdown_graceful_timeout_ms / 1000.0,
         )
         self.connectors: dict[str, ConnectorRunner] = {}
-        self.tasks: dict[str, SourceTaskRunner | BatchTaskRunner] = {}
-        self._task_configs: dict[str, dict[str, str]] = {}
+        self.tasks: dict[TaskId, SourceTaskRunner | BatchTaskRunner | _FailedTask] = {}
+        self._task_configs: dict[TaskId, dict[str, str]] = {}
         self._restarts_seen: dict[str, int] = {}
-        self._task_restarts: set[str] = set()
+        self._task_restarts: set[TaskId] = set()
         self._lock = threading.Lock()
         self._logger_levels: dict[str, str] = {}
         self._collector = WorkerCollector(self, self.scope.labels)
@@ -112,8 +107,8 @@ class Worker:
         self._restarts_seen = {n: r.seq for n, r in self.configs.snapshot().restarts.items()}
         self.membership.start()
         metrics.register(self._collector)
-        if int(self.config["metrics.prometheus.port"]):
-            metrics.start_endpoint(int(self.config["metrics.prometheus.port"]))
+        if self.config.settings.metrics_prometheus_port:
+            metrics.start_endpoint(self.config.settings.metrics_prometheus_port)
         self._thread = context_thread(self._loop, "worker-loop")
         self._thread.start()
         self.started.set()
@@ -219,22 +214,21 @@ class Worker:
         for task_id in sorted(mine.tasks):
             task_config = self._wanted_task_config(snapshot, task_id)
             runner_t = self.tasks.get(task_id)
-            name = task_id.rpartition("-")[0]
+            name = task_id.connector
             if runner_t is None and task_config is not None:
                 self._start_task(task_id, task_config, snapshot)
             elif runner_t is not None:
-                if snapshot.target_state(name) == "PAUSED":
+                if snapshot.target_state(name) == TargetState.PAUSED:
                     runner_t.pause()
                 else:
                     runner_t.resume()
 
     @staticmethod
-    def _wanted_task_config(snapshot: ConfigSnapshot, task_id: str) -> dict[str, str] | None:
-        name, _, index = task_id.rpartition("-")
+    def _wanted_task_config(snapshot: ConfigSnapshot, task_id: TaskId) -> dict[str, str] | None:
+        name, i = task_id.connector, task_id.task
         configs = snapshot.task_configs.get(name)
-        if name not in snapshot.connectors or configs is None or snapshot.target_state(name) == "STOPPED":
+        if name not in snapshot.connectors or configs is None or snapshot.target_state(name) == TargetState.STOPPED:
             return None
-        i = int(index)
         return configs[i] if i < len(configs) else None
 
     def _handle_restarts(self, snapshot: ConfigSnapshot, mine: WorkerAssignment) -> None:
@@ -243,17 +237,17 @@ class Worker:
                 continue
             self._restarts_seen[name] = request.seq
             runner = self.connectors.get(name)
-            if runner is not None and (not request.only_failed or runner.state == "FAILED"):
+            if runner is not None and (not request.only_failed or runner.state == State.FAILED):
                 self._stop_connector(name)
             if request.include_tasks:
-                restart = [t for t, r in self.tasks.items() if t.rpartition("-")[0] == name
-                           and (not request.only_failed or r.state == "FAILED")]
+                restart = [t for t, r in self.tasks.items() if t.connector == name
+                           and (not request.only_failed or r.state == State.FAILED)]
                 self._stop_tasks(restart)
 
     # connectors and tasks --------------------------------------------------------------------
 
     def _report(self, connector: str, task: int | None) -> Callable[..., None]:
-        def report(state: str, trace: str | None, progress: dict[str, Any] | None = None) -> None:
+        def report(state: State, trace: str | None, progress: dict[str, Any] | None = None) -> None:
             status = Status(state, self.worker_id, self._generation, trace, progress)
             if task is None:
                 self.statuses.put_connector(connector, status)
@@ -274,31 +268,31 @@ class Worker:
             log.info("[%s] stopping connector", name)
             runner.stop()
 
-    def _start_task(self, task_id: str, task_config: dict[str, str], snapshot: ConfigSnapshot) -> None:
-        name, _, index = task_id.rpartition("-")
-        report = self._report(name, int(index))
+    def _start_task(self, task_id: TaskId, task_config: dict[str, str], snapshot: ConfigSnapshot) -> None:
+        name, index = task_id.connector, task_id.task
+        report = self._report(name, index)
         self._task_configs[task_id] = task_config
         try:
             task_config = resolve_config(task_config)  # placeholders resolved only in memory
             task_class = _load_task_class(task_config, snapshot.connectors[name], self.plugins)
-            on_topic = ((lambda topic: self.statuses.put_topic(name, topic, int(index)))
-                        if self.config["topic.tracking.enable"] else None)
+            on_topic = ((lambda topic: self.statuses.put_topic(name, topic, index))
+                        if self.config.settings.topic_tracking_enable else None)
             runner: SourceTaskRunner | BatchTaskRunner
             if issubclass(task_class, BatchTask):
-                runner = BatchTaskRunner(name, int(index), task_class(), task_config, self.offsets, report,
+                runner = BatchTaskRunner(name, index, task_class(), task_config, self.offsets, report,
                                          self._settings.flush_timeout + 25)
             else:
-                runner = SourceTaskRunner(name, int(index), task_class(), task_config, self.offsets,
+                runner = SourceTaskRunner(name, index, task_class(), task_config, self.offsets,
                                           self._task_settings(snapshot.connectors[name]), report, on_topic)
         except Exception as exc:
-            report("FAILED", "".join(traceback.format_exception(exc)))
-            self.tasks[task_id] = _FailedTask(task_id)  # type: ignore[assignment]
+            report(State.FAILED, "".join(traceback.format_exception(exc)))
+            self.tasks[task_id] = _FailedTask(task_id)
             return
         self.tasks[task_id] = runner
         log.info("[%s] starting task", task_id)
-        runner.start(paused=snapshot.target_state(name) == "PAUSED")
+        runner.start(paused=snapshot.target_state(name) == TargetState.PAUSED)
 
-    def restart_task(self, task_id: str) -> bool:
+    def restart_task(self, task_id: TaskId) -> bool:
         """Owner side of POST /connectors/{c}/tasks/{i}/restart: the worker loop stops the task and the
         next reconcile starts it afresh. Returns False if this worker does not run it."""
         if task_id not in self.tasks:
@@ -325,14 +319,13 @@ class Worker:
         return settings
 
     @staticmethod
-    def _connector_converter(connector_config: Mapping[str, str], side: str) -> Converter | None:
+    def _connector_converter(connector_config: Mapping[str, str], side: str) -> Serialize | None:
         name = connector_config.get(f"{side}.converter")
         if not name:
             return None
-        schemas = str(connector_config.get(f"{side}.converter.schemas.enable", "true")).strip().lower()
-        return converter_for(name, schemas == "true")
+        return converter_for(name, side_settings(connector_config, side), side == "key")
 
-    def _stop_tasks(self, task_ids: list[str]) -> None:
+    def _stop_tasks(self, task_ids: list[TaskId]) -> None:
         runners = [self.tasks.pop(t) for t in task_ids if t in self.tasks]
         for t in task_ids:
             self._task_configs.pop(t, None)
@@ -347,9 +340,9 @@ class Worker:
 class _FailedTask:
     """Placeholder for a task that could not even be created (its FAILED status is written)."""
 
-    def __init__(self, task_id: str) -> None:
-        self.id = task_id
-        self.state = "FAILED"
+    def __init__(self, task_id: TaskId) -> None:
+        self.id = str(task_id)
+        self.state = State.FAILED
 
     def stop(self) -> None:
         return None

@@ -16,6 +16,7 @@ from typing import Protocol
 from prometheus_client.metrics_core import Metric
 
 from pyconnect.api.metrics import MetricSample, MetricsProvider
+from pyconnect.api.task_id import TaskId
 
 log = logging.getLogger(__name__)
 
@@ -60,7 +61,7 @@ class WorkerState(Protocol):
     def connectors(self) -> Mapping[str, _Runner]: ...
 
     @property
-    def tasks(self) -> Mapping[str, _Runner]: ...
+    def tasks(self) -> Mapping[TaskId, _Runner]: ...
 
 
 class _Families:
@@ -101,7 +102,7 @@ class WorkerCollector:
                 families.add("kafka_connect_connector_status", "1 for the connector's current state.",
                              {**flow, "connector": name, "status": s}, 1 if state == s else 0)
         for task_id, runner in tasks.items():
-            name, _, index = task_id.rpartition("-")
+            name, index = task_id.connector, str(task_id.task)
             state = runner.state.lower()
             for s in STATES:
                 families.add("kafka_connect_connector_task_status", "1 for the task's current state.",

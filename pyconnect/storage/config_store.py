@@ -18,12 +18,14 @@ from typing import Any, cast
 
 import orjson
 
+from pyconnect.api.states import TargetState
+from pyconnect.api.task_id import TaskId
 from pyconnect.storage.java_compat import is_json_integer, task_key, to_int32
 from pyconnect.storage.log import Log, LogBackedStore
 
 log = logging.getLogger(__name__)
 
-TARGET_STATES = ("STARTED", "PAUSED", "STOPPED")
+TARGET_STATES = (TargetState.STARTED, TargetState.PAUSED, TargetState.STOPPED)
 
 
 @dataclass(frozen=True)
@@ -55,7 +57,7 @@ class ConfigSnapshot:
 
     version: int = 0
     connectors: dict[str, dict[str, str]] = field(default_factory=dict)
-    target_states: dict[str, str] = field(default_factory=dict)
+    target_states: dict[str, TargetState] = field(default_factory=dict)
     task_configs: dict[str, list[dict[str, str]]] = field(default_factory=dict)
     restarts: dict[str, RestartRequest] = field(default_factory=dict)
     logger_levels: dict[str, str] = field(default_factory=dict)
@@ -63,14 +65,14 @@ class ConfigSnapshot:
     inconsistent: set[str] = field(default_factory=set)
     session_key: SessionKey | None = None
 
-    def task_ids(self) -> list[str]:
-        """`<connector>-<n>` of every committed task of every existing connector."""
-        return [f"{name}-{i}" for name in sorted(self.task_configs) if name in self.connectors
+    def task_ids(self) -> list[TaskId]:
+        """Every committed task of every existing connector."""
+        return [TaskId(name, i) for name in sorted(self.task_configs) if name in self.connectors
                 for i in range(len(self.task_configs[name]))]
 
-    def target_state(self, name: str) -> str:
+    def target_state(self, name: str) -> TargetState:
         """The connector's target state; STARTED when none was written (as for 0.9-era connectors)."""
-        return self.target_states.get(name, "STARTED")
+        return self.target_states.get(name, TargetState.STARTED)
 
 
 def _dumps(obj: Any) -> bytes:
@@ -140,7 +142,8 @@ class ConfigStore(LogBackedStore):
 
     # writes ----------------------------------------------------------------------------------
 
-    def put_connector_config(self, name: str, config: Mapping[str, str], target_state: str | None = None) -> None:
+    def put_connector_config(self, name: str, config: Mapping[str, str],
+                             target_state: TargetState | None = None) -> None:
         """Write `connector-<name>`; an initial target state goes first, as Connect writes it."""
         if target_state is not None:
             self.put_target_state(name, target_state, wait=False)
@@ -151,11 +154,11 @@ class ConfigStore(LogBackedStore):
         self._write(f"connector-{name}", None, wait=False)
         self._write(f"target-state-{name}", None)
 
-    def put_target_state(self, name: str, state: str, wait: bool = True) -> None:
+    def put_target_state(self, name: str, state: TargetState, wait: bool = True) -> None:
         """Write `target-state-<name>`; STOPPED is also written as PAUSED for older workers."""
         if state not in TARGET_STATES:
             raise ValueError(f"unknown target state {state}")
-        legacy = "PAUSED" if state == "STOPPED" else state
+        legacy = TargetState.PAUSED if state == TargetState.STOPPED else state
         self._write(f"target-state-{name}", {"state": legacy, "state.v2": state}, wait=wait)
 
     def put_task_configs(self, name: str, configs: list[dict[str, str]]) -> None:
@@ -223,7 +226,7 @@ class ConfigStore(LogBackedStore):
         if value is None:
             s.target_states.pop(name, None)
             if name in s.connectors:  # a connector always has a target state
-                s.target_states[name] = "STARTED"
+                s.target_states[name] = TargetState.STARTED
             return True
         if not isinstance(value, dict):
             log.error("ignoring target state for %s: the value is not an object", name)
@@ -235,7 +238,7 @@ class ConfigStore(LogBackedStore):
         if state not in TARGET_STATES:
             log.error("ignoring invalid target state %r for connector %s", state, name)
             return False
-        previous, s.target_states[name] = s.target_states.get(name), state
+        previous, s.target_states[name] = s.target_states.get(name), TargetState(state)
         return previous != state  # rewriting the same state is no change (Connect does not notify)
 
     def _apply_connector(self, name: str, value: Any) -> bool:
@@ -252,7 +255,7 @@ class ConfigStore(LogBackedStore):
             log.error("ignoring config for connector %s: it has no `properties` object", name)
             return False
         s.connectors[name] = props
-        s.target_states.setdefault(name, "STARTED")
+        s.target_states.setdefault(name, TargetState.STARTED)
         return True
 
     def _apply_task(self, key: str, value: Any) -> bool:

@@ -15,12 +15,13 @@ from typing import Any
 
 import orjson
 
+from pyconnect.api.states import State
 from pyconnect.storage.java_compat import is_json_integer, task_key, to_int32
 from pyconnect.storage.log import Log, LogBackedStore
 
 log = logging.getLogger(__name__)
 
-STATES = ("UNASSIGNED", "RUNNING", "PAUSED", "FAILED", "RESTARTING", "STOPPED", "DESTROYED")
+STATES = tuple(State)
 
 _CONNECTOR, _TASK, _TOPIC = "status-connector-", "status-task-", "status-topic-"
 _TOPIC_SEPARATOR = ":connector-"
@@ -30,7 +31,7 @@ _TOPIC_SEPARATOR = ":connector-"
 class Status:
     """One connector or task status record."""
 
-    state: str
+    state: State
     worker_id: str | None  # null when a Java worker wrote none
     generation: int
     trace: str | None = None
@@ -70,7 +71,7 @@ def _parse_status(raw: bytes) -> Status | None:
     if not (trace is None or isinstance(trace, str)) or not (worker is None or isinstance(worker, str)):
         return None
     progress = v.get("progress")
-    return Status(state, worker, to_int32(generation), trace, progress if isinstance(progress, dict) else None)
+    return Status(State(state), worker, to_int32(generation), trace, progress if isinstance(progress, dict) else None)
 
 
 def _parse_topic_status(raw: bytes) -> TopicStatus | None:
@@ -127,7 +128,7 @@ class StatusStore(LogBackedStore):
         if safe and current is not None and current.worker_id != status.worker_id \
                 and current.generation > status.generation:
             return
-        self._log.send(key.encode(), None if status.state == "DESTROYED" else status.to_json())
+        self._log.send(key.encode(), None if status.state == State.DESTROYED else status.to_json())
 
     def delete_connector(self, name: str, task_count: int) -> None:
         """Tombstone the connector's status and its tasks'."""
@@ -226,5 +227,5 @@ class StatusStore(LogBackedStore):
 
 def _stale_unassigned(current: Status | None, new: Status) -> bool:
     """KAFKA-12525: an UNASSIGNED from an older generation that arrives after the new owner's RUNNING."""
-    return (new.state == "UNASSIGNED" and current is not None and current.state == "RUNNING"
+    return (new.state == State.UNASSIGNED and current is not None and current.state == State.RUNNING
             and current.generation > new.generation)

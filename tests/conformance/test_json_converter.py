@@ -1,7 +1,7 @@
 """Ports of Kafka's JsonConverterTest (connect/json), the serializing half: Python values in, JSON bytes out.
 
 A Python record carries no Connect schema; bytes, Decimal and date/time values imply the schema a Java
-connector declares for them, everything else is schemaless (see pyconnect.runtime.converters).
+connector declares for them, everything else is schemaless (see pyconnect.converters.json_format).
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from typing import Any
 import orjson
 import pytest
 
-from pyconnect.runtime.converters import DataError, json_converter
+from pyconnect.converters.json_format import DataError, json_converter
 
 TOPIC = "topic"
 

@@ -131,7 +131,7 @@ def test_put_task_configs(topic: MemoryTopic, feed: Feed) -> None:
     assert C1 not in store.snapshot().task_configs
     store.put_task_configs(C1, [SAMPLE[0], SAMPLE[1]])
     snap = store.snapshot()
-    assert list(snap.connectors) == [C1] and snap.task_ids() == [f"{C1}-0", f"{C1}-1"]
+    assert list(snap.connectors) == [C1] and [str(t) for t in snap.task_ids()] == [f"{C1}-0", f"{C1}-1"]
     assert snap.task_configs[C1] == [SAMPLE[0], SAMPLE[1]] and snap.inconsistent == set()
 
 
@@ -146,7 +146,7 @@ def test_put_task_configs_starts_only_reconfigured_tasks(topic: MemoryTopic, fee
     snap = store.snapshot()
     assert snap.task_configs[C1] == before.task_configs[C1] == [SAMPLE[0], SAMPLE[1]]
     assert snap.task_configs[C2] == [SAMPLE[2]] and snap.inconsistent == set()
-    assert snap.task_ids() == [f"{C1}-0", f"{C1}-1", f"{C2}-0"]
+    assert [str(t) for t in snap.task_ids()] == [f"{C1}-0", f"{C1}-1", f"{C2}-0"]
 
 
 @pytest.mark.kafka("KafkaConfigBackingStoreTest.testPutTaskConfigsZeroTasks")
@@ -156,7 +156,7 @@ def test_put_task_configs_zero_tasks(topic: MemoryTopic, feed: Feed) -> None:
     store.put_task_configs(C1, [])
     assert topic.records[-1][:2] == (f"commit-{C1}".encode(), commit(0))
     snap = store.snapshot()
-    assert snap.task_configs[C1] == [] and snap.task_ids() == [] and snap.inconsistent == set()
+    assert snap.task_configs[C1] == [] and [str(t) for t in snap.task_ids()] == [] and snap.inconsistent == set()
 
 
 @pytest.mark.kafka("KafkaConfigBackingStoreTest.testRestoreTargetState")
@@ -213,7 +213,7 @@ def test_background_connector_deletion(topic: MemoryTopic, feed: Feed) -> None:
     feed(f"connector-{C1}", None)
     feed(f"target-state-{C1}", None)
     snap = store.snapshot()
-    assert C1 not in snap.connectors and C1 not in snap.task_configs and snap.task_ids() == []
+    assert C1 not in snap.connectors and C1 not in snap.task_configs and [str(t) for t in snap.task_ids()] == []
     # The deleted connector's pending task updates went with it: a recreated connector whose commit
     # names a task that was never rewritten is inconsistent, not given the stale config.
     feed(f"connector-{C1}", props(SAMPLE[0]))
@@ -261,7 +261,7 @@ def test_restore_connector_deletion(topic: MemoryTopic, feed: Feed) -> None:
     feed(f"target-state-{C1}", None)
     feed(f"commit-{C1}", commit(2))
     snap = started(topic).snapshot()
-    assert snap.connectors == {} and snap.task_ids() == []
+    assert snap.connectors == {} and [str(t) for t in snap.task_ids()] == []
 
 
 @pytest.mark.kafka("KafkaConfigBackingStoreTest.testRestoreZeroTasks")
@@ -345,11 +345,11 @@ def test_put_task_configs_does_not_resolve_all_inconsistencies(topic: MemoryTopi
     store = started(topic)
     snap = store.snapshot()
     assert list(snap.connectors) == [C1]
-    assert C1 not in snap.task_configs and snap.task_ids() == [], "inconsistent: no tasks"
+    assert C1 not in snap.task_configs and [str(t) for t in snap.task_ids()] == [], "inconsistent: no tasks"
     assert snap.inconsistent == {C1}
     store.put_task_configs(C1, [SAMPLE[0]])
     snap = store.snapshot()
-    assert snap.task_configs[C1] == [SAMPLE[0]] and snap.task_ids() == [f"{C1}-0"]
+    assert snap.task_configs[C1] == [SAMPLE[0]] and [str(t) for t in snap.task_ids()] == [f"{C1}-0"]
     assert snap.inconsistent == set()
 
 

@@ -2,6 +2,7 @@ from __future__ import annotations
 
 from collections import Counter
 
+from pyconnect.api.task_id import TaskId
 from pyconnect.runtime.assignment import WorkerAssignment, assign, balance
 
 
@@ -9,8 +10,8 @@ def counts(result: dict[str, WorkerAssignment]) -> list[int]:
     return sorted(len(a.tasks) for a in result.values())
 
 
-def tasks(name: str, n: int) -> list[str]:
-    return [f"{name}-{i}" for i in range(n)]
+def tasks(name: str, n: int) -> list[TaskId]:
+    return [TaskId(name, i) for i in range(n)]
 
 
 def test_even_spread() -> None:

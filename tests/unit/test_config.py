@@ -24,8 +24,8 @@ def test_worker_config_defaults_and_client_mapping(caplog: pytest.LogCaptureFixt
     with caplog.at_level(logging.WARNING):
         cfg = load_worker_config(parse_properties(text, "w.properties"))
     assert "w.properties:" in caplog.text and "no.such.setting" in caplog.text
-    assert cfg.worker_id == "worker-1:8084" and cfg["offset.storage.partitions"] == 25
-    assert cfg["session.timeout.ms"] == 10000
+    assert cfg.worker_id == "worker-1:8084" and cfg.settings.offset_storage_partitions == 25
+    assert cfg.settings.session_timeout_ms == 10000
     producer = cfg.task_client_config("producer")
     assert producer["compression.type"] == "zstd" and producer["sasl.mechanisms"] == "SCRAM-SHA-512"
     assert producer["sasl.username"] == "u" and producer["sasl.password"] == 'p"q'
@@ -60,3 +60,13 @@ def test_connector_validation_reports_per_key_errors() -> None:
     values = SequenceSourceConnector().validate({"tasks.max": "0", "rate": "fast"})
     assert values["topic"].errors and values["tasks.max"].errors and values["rate"].errors
     assert not values["count"].errors
+
+
+def test_every_worker_setting_is_a_key_of_the_configdef() -> None:
+    # WorkerSettings only types what WORKER_CONFIG declares: a field without a key would be a second
+    # source of defaults.
+    from dataclasses import fields
+
+    from pyconnect.config.worker import WORKER_CONFIG
+    from pyconnect.config.worker_settings import WorkerSettings, key_of
+    assert [f.name for f in fields(WorkerSettings) if key_of(f.name) not in WORKER_CONFIG.keys] == []

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import math
+from decimal import Decimal
 
 import orjson
 import pytest
@@ -11,7 +12,11 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from pyconnect.api.config import java_double_string
-from pyconnect.runtime.converters import DataError, converter_for, json_converter
+from pyconnect.api.converter import Converter, Serialize
+from pyconnect.api.loading import ClassLoadError
+from pyconnect.converters import converter_class, converter_for
+from pyconnect.converters.builtin import byte_array
+from pyconnect.converters.json_format import DataError, json_converter
 
 
 @pytest.mark.parametrize("schemas", [True, False])
@@ -75,6 +80,25 @@ def test_tuples_and_nulls_nest() -> None:
 
 
 def test_decimal_format_is_checked() -> None:
-    assert converter_for("org.apache.kafka.connect.json.JsonConverter", True, "numeric") is not None
+    numeric = converter_for("org.apache.kafka.connect.json.JsonConverter", {"decimal.format": "numeric"}, False)
+    assert orjson.loads(numeric(Decimal("1.5")) or b"")["payload"] == 1.5
     with pytest.raises(ValueError, match="decimal.format"):
         json_converter(True, "HEX")
+
+
+class _Upper(Converter):
+    """A third-party converter, named by Python path."""
+
+    def serializer(self) -> Serialize:
+        return lambda value: None if value is None else str(value).upper().encode()
+
+
+def test_converters_resolve_by_java_name_simple_name_and_python_path_through_load_class() -> None:
+    assert converter_for("org.apache.kafka.connect.converters.ByteArrayConverter", {}, True) is byte_array
+    assert converter_for("StringConverter", {}, False)("é") == "é".encode()
+    assert converter_for("JsonConverter", {"schemas.enable": "false"}, False)({"a": 1}) == b'{"a":1}'
+    assert converter_for(f"{__name__}:_Upper", {}, False)("x") == b"X"
+    with pytest.raises(ClassLoadError, match="Class nope.Converter could not be found."):
+        converter_for("nope.Converter", {}, False)
+    assert converter_class("value.converter", "os:getcwd") == \
+        "os:getcwd is not an instance of pyconnect.api.converter.Converter"

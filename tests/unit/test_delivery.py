@@ -11,9 +11,10 @@ import pytest
 from confluent_kafka import KafkaError, KafkaException
 
 from pyconnect.api.connector import MessageRunTask, SourceTask
+from pyconnect.api.converter import Serialize as Converter
 from pyconnect.api.records import MessageRun, SourceRecord
+from pyconnect.converters.builtin import byte_array
 from pyconnect.kafka.errors import error_text, is_partition_eof
-from pyconnect.runtime.converters import Converter, byte_array
 from pyconnect.runtime.delivery import (
     DeliveryContext,
     DeliveryFailed,

@@ -10,6 +10,7 @@ import threading
 import orjson
 import pytest
 
+from pyconnect.api.task_id import TaskId
 from pyconnect.runtime.assignment import WorkerAssignment
 from pyconnect.runtime.membership import Membership
 from pyconnect.storage.log import MemoryLog, MemoryTopic
@@ -94,17 +95,17 @@ def test_stale_leader_assignment_is_fenced(clock: FakeClock) -> None:
     topic = MemoryTopic()
     a, b = member(topic, clock, "a"), member(topic, clock, "b")
     assert a.maybe_claim()
-    assert a.publish({"a": WorkerAssignment(frozenset(["c"]), frozenset(["c-0"]))})
-    assert b.assignment is not None and b.assignment.of("a").tasks == {"c-0"}
+    assert a.publish({"a": WorkerAssignment(frozenset(["c"]), frozenset([TaskId("c", 0)]))})
+    assert b.assignment is not None and b.assignment.of("a").tasks == {TaskId("c", 0)}
     # b takes over (a looked dead); a, unaware, tries to publish with its old epoch.
     log = MemoryLog(topic)
     log.send(b"claim-b", orjson.dumps({"worker": "b", "session": b.session, "leader_epoch": 2}))
     log.send(b"assignment", orjson.dumps({"leader": "a", "leader_session": a.session, "leader_epoch": 1,
                                           "generation": 99, "assignment": {"a": {"tasks": ["c-1"]}}}))
-    assert b.assignment.generation == 1 and b.assignment.of("a").tasks == {"c-0"}
+    assert b.assignment.generation == 1 and b.assignment.of("a").tasks == {TaskId("c", 0)}
     assert not a.publish({"a": WorkerAssignment()}), "a deposed leader may not publish"
-    assert b.publish({"b": WorkerAssignment(frozenset(), frozenset(["c-0"]))})
-    assert a.assignment is not None and a.assignment.of("b").tasks == {"c-0"} and a.assignment.generation == 2
+    assert b.publish({"b": WorkerAssignment(frozenset(), frozenset([TaskId("c", 0)]))})
+    assert a.assignment is not None and a.assignment.of("b").tasks == {TaskId("c", 0)} and a.assignment.generation == 2
     a.stop()
     b.stop()
 

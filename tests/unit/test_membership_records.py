@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from pyconnect.api.task_id import TaskId
 from pyconnect.runtime.assignment import WorkerAssignment
 from pyconnect.runtime.membership import Membership
 from pyconnect.runtime.membership_records import Assignment, Heartbeat, LeaderClaim, Leave, decode, encode
@@ -24,8 +25,8 @@ RECORDS = {
     "leave": Leave("a", "s1", 1700000000456),
     "claim": LeaderClaim("a", "s1", 2, "http://a:8083", 1700000000789),
     "assignment": Assignment("a", "s1", "http://a:8083", 2, 5, {
-        "b": WorkerAssignment(frozenset({"c1"}), frozenset({"c1-1", "c1-0"})),
-        "a": WorkerAssignment(frozenset(), frozenset({"c2-0"}))}),
+        "b": WorkerAssignment(frozenset({"c1"}), frozenset({TaskId("c1", 1), TaskId("c1", 0)})),
+        "a": WorkerAssignment(frozenset(), frozenset({TaskId("c2", 0)}))}),
 }
 
 
@@ -49,7 +50,7 @@ def test_fields_earlier_writers_left_out_take_the_defaults_they_had() -> None:
     assert decode(b"claim-b", b'{"worker":"b","session":"s"}') == LeaderClaim("b", "s", 0, "", 0)
     assert decode(b"worker-b", b'{"worker":"b","session":"s"}') == Heartbeat("b", "s", "", 0, 0)
     assert decode(b"assignment", b'{"leader":"a","leader_session":"s","assignment":{"a":{"tasks":["c-1"]}}}') == \
-        Assignment("a", "s", "", -1, 0, {"a": WorkerAssignment(frozenset(), frozenset({"c-1"}))})
+        Assignment("a", "s", "", -1, 0, {"a": WorkerAssignment(frozenset(), frozenset({TaskId("c", 1)}))})
 
 
 @pytest.mark.parametrize(("key", "value"), [
@@ -89,7 +90,7 @@ def test_a_worker_of_this_version_reads_a_topic_the_previous_version_wrote() -> 
     assert z.leader == ("x", "sx") and z.leader_epoch == 1 and z.leader_url() == "http://x" and not z.is_leader()
     assert sorted(z.live_members()) == ["x", "y", "z"], "w left; x, y and z are live"
     assert z.assignment is not None and z.assignment.generation == 1
-    assert z.assignment.of("x") == WorkerAssignment(frozenset({"c"}), frozenset({"c-0"}))
-    assert z.assignment.of("y").tasks == {"c-1"} and z.assignment.of("z") == WorkerAssignment()
+    assert z.assignment.of("x") == WorkerAssignment(frozenset({"c"}), frozenset({TaskId("c", 0)}))
+    assert z.assignment.of("y").tasks == {TaskId("c", 1)} and z.assignment.of("z") == WorkerAssignment()
     assert not z.maybe_claim(), "the leader of the previous version is alive"
     z.stop()

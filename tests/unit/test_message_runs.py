@@ -13,7 +13,7 @@ from connectors.mirror.formats import OffsetSync
 from connectors.mirror.offset_sync_writer import OffsetSyncWriter
 from pyconnect.api.connector import MessageRunTask
 from pyconnect.api.records import MessageRun, SourceRecord
-from pyconnect.runtime.converters import byte_array
+from pyconnect.converters.builtin import byte_array
 from pyconnect.runtime.delivery import DeliveryFailed, RunDelivery, StopRequested
 from pyconnect.runtime.run_acks import RunAcks
 from pyconnect.runtime.source_runner import RunnerSettings, SourceTaskRunner

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from prometheus_client import generate_latest
 
 from connectors.mirror.metrics import CheckpointMetrics, SourceMetrics
+from pyconnect.api.task_id import TaskId
 from pyconnect.runtime.metrics import MergingRegistry
 from pyconnect.runtime.worker_metrics import TaskMetricsRegistry, WorkerCollector
 
@@ -20,13 +21,13 @@ class _Runner:
 @dataclass
 class _Worker:
     connectors: dict[str, _Runner]
-    tasks: dict[str, _Runner]
+    tasks: dict[TaskId, _Runner]
 
 
 def _flow(source: str, tasks: int) -> tuple[_Worker, SourceMetrics]:
     worker = _Worker({"MirrorSourceConnector": _Runner("RUNNING")},
-                     {f"MirrorSourceConnector-{i}": _Runner("RUNNING") for i in range(tasks)})
-    metrics = SourceMetrics(source, "B", worker.tasks["MirrorSourceConnector-0"].metrics)
+                     {TaskId("MirrorSourceConnector", i): _Runner("RUNNING") for i in range(tasks)})
+    metrics = SourceMetrics(source, "B", worker.tasks[TaskId("MirrorSourceConnector", 0)].metrics)
     metrics.polled(f"{source}.t", 0, 100, 1, 2, 0)
     metrics.acked(f"{source}.t", 0, 10, 2)
     metrics.publish(force=True)
@@ -62,7 +63,7 @@ def test_a_stopped_task_has_no_series_and_a_series_is_served_once() -> None:
     lines = _scrape(registry)
     assert sum(line.startswith("kafka_connect_worker_task_count ") for line in lines) == 1
     assert sum(line.startswith("kafka_connect_mirror_mirrorsourceconnector_byte_count{") for line in lines) == 1
-    worker.tasks["MirrorSourceConnector-0"].metrics.close()
+    worker.tasks[TaskId("MirrorSourceConnector", 0)].metrics.close()
     assert not any("mirrorsourceconnector" in line for line in _scrape(registry))
 
 

@@ -1,4 +1,4 @@
-"""Converters: turn a SourceRecord's key/value into bytes, named as Connect's converter classes.
+"""JSON in Kafka's JsonConverter format, for `pyconnect.converters.JsonConverter`.
 
 `JsonConverter` writes what Kafka's `org.apache.kafka.connect.json.JsonConverter` writes for the
 same data. A Python record carries no Connect schema, so the value's type stands in for one:
@@ -23,15 +23,14 @@ from __future__ import annotations
 import base64
 import datetime as dt
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from decimal import Decimal
 from typing import Any
 
 import orjson
 
 from pyconnect.api.config import java_double_string
-
-Converter = Callable[[Any], bytes | None]
+from pyconnect.api.converter import Serialize
 
 _INT64 = (-(2 ** 63), 2 ** 63 - 1)
 _EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.UTC)
@@ -44,22 +43,6 @@ _NON_FINITE = {"NaN", "Infinity", "-Infinity"}
 
 class DataError(ValueError):
     """Connect's DataException: a value the converter cannot represent."""
-
-
-def byte_array(value: Any) -> bytes | None:
-    """ByteArrayConverter: bytes pass through unchanged."""
-    if value is None or isinstance(value, bytes):
-        return value
-    if isinstance(value, (bytearray, memoryview)):
-        return bytes(value)
-    raise TypeError(f"ByteArrayConverter needs bytes, got {type(value).__name__}")
-
-
-def string(value: Any) -> bytes | None:
-    """StringConverter: text as UTF-8 (bytes pass through)."""
-    if value is None:
-        return None
-    return value if isinstance(value, bytes) else str(value).encode("utf-8")
 
 
 def _schema(type_name: str, logical: str | None = None, **parameters: str) -> dict[str, Any]:
@@ -148,7 +131,7 @@ def _dumps(document: Any) -> bytes:
     return out
 
 
-def json_converter(schemas_enable: bool, decimal_format: str = "BASE64") -> Converter:
+def json_converter(schemas_enable: bool, decimal_format: str = "BASE64") -> Serialize:
     """JsonConverter with `schemas.enable` and `decimal.format` (BASE64 or NUMERIC)."""
     fmt = decimal_format.strip().upper()
     if fmt not in ("BASE64", "NUMERIC"):
@@ -163,16 +146,3 @@ def json_converter(schemas_enable: bool, decimal_format: str = "BASE64") -> Conv
         schema, payload = typed if typed is not None else (None, _schemaless(value))
         return _dumps({"schema": schema, "payload": payload} if schemas_enable else payload)
     return convert
-
-
-def converter_for(class_name: str, schemas_enable: bool, decimal_format: str = "BASE64") -> Converter:
-    """The converter a `key.converter` / `value.converter` class name stands for."""
-    simple = class_name.rsplit(".", 1)[-1]
-    if simple == "ByteArrayConverter":
-        return byte_array
-    if simple == "StringConverter":
-        return string
-    if simple == "JsonConverter":
-        return json_converter(schemas_enable, decimal_format)
-    raise ValueError(f"unsupported converter {class_name}: use ByteArrayConverter, StringConverter "
-                     "or JsonConverter")
