@@ -17,6 +17,8 @@ import pytest
 from connectors.mirror.config import CHECKPOINT, HEARTBEAT, SOURCE, MirrorConfig
 from connectors.mirror.filters import DefaultTopicFilter, GroupFilter, TopicFilter
 from connectors.mirror.policy import DefaultReplicationPolicy, IdentityReplicationPolicy, load_policy
+from connectors.mirror.source_connector import READ_COMMITTED_NEEDED, MirrorSourceConnector
+from pyconnect.api import ExactlyOnceSupport
 from pyconnect.api.config_provider import ConfigProvider
 from pyconnect.api.loading import ClassLoadError, load_class
 from pyconnect.config import providers
@@ -119,12 +121,22 @@ def test_unimplemented_keys_are_refused() -> None:
     assert "Custom forwarding admin classes are not supported yet" in errors(
         SOURCE, **{"forwarding.admin.class": "my.Admin"})["forwarding.admin.class"][0]
     assert errors(SOURCE, **{"forwarding.admin.class": "org.apache.kafka.clients.admin.ForwardingAdmin"}) == {}
-    for definition in (SOURCE, CHECKPOINT, HEARTBEAT):
-        assert "exactly-once source support" in errors(definition, **{"exactly.once.support": "required"})[
-            "exactly.once.support"][0]
-        assert "does not support connector-defined transaction boundaries" in errors(
-            definition, **{"transaction.boundary": "connector"})["transaction.boundary"][0]
-        assert errors(definition, **{"exactly.once.support": "requested", "transaction.boundary": "poll"}) == {}
+
+
+
+def test_mirror_source_exactly_once_needs_a_read_committed_source_consumer() -> None:
+    """MirrorSourceConnectorTest.testExactlyOnceSupport and testExactlyOnceSupportValidation."""
+    connector = MirrorSourceConnector()
+    base = {"source.cluster.alias": "A", "target.cluster.alias": "B"}
+    committed = {**base, "source.consumer.isolation.level": "read_committed"}
+    assert connector.exactly_once_support(base) == ExactlyOnceSupport.UNSUPPORTED
+    assert connector.exactly_once_support(committed) == ExactlyOnceSupport.SUPPORTED
+    assert connector.exactly_once_support({**base, "consumer.isolation.level": "read_committed"}) == \
+        ExactlyOnceSupport.SUPPORTED
+    required = connector.validate({**base, "exactly.once.support": "required"})["exactly.once.support"].errors
+    assert required == [READ_COMMITTED_NEEDED]
+    assert "exactly.once.support" not in {k for k, v in connector.validate(
+        {**committed, "exactly.once.support": "required"}).items() if v.errors}
 
 
 # worker config ------------------------------------------------------------------------------
@@ -138,7 +150,7 @@ def worker_error(**extra: str) -> str:
 def test_worker_converters_are_the_implemented_ones() -> None:
     for name in ("org.apache.kafka.connect.storage.SimpleHeaderConverter", "StringConverter",
                  "org.apache.kafka.connect.converters.ByteArrayConverter"):
-        assert WorkerConfig({**WORKER, "header.converter": name})["header.converter"] == name
+        assert WorkerConfig({**WORKER, "header.converter": name}).values["header.converter"] == name
     message = worker_error(**{"header.converter": "org.apache.kafka.connect.json.JsonConverter"})
     assert "header.converter" in message and "could not be found" in message
     assert "key.converter" in worker_error(**{"key.converter": "io.confluent.connect.avro.AvroConverter"})
@@ -146,7 +158,7 @@ def test_worker_converters_are_the_implemented_ones() -> None:
 
 def test_worker_extension_and_override_policy_classes() -> None:
     basic = "org.apache.kafka.connect.rest.basic.auth.extension.BasicAuthSecurityRestExtension"
-    assert WorkerConfig({**WORKER, "rest.extension.classes": basic})["rest.extension.classes"] == [basic]
+    assert WorkerConfig({**WORKER, "rest.extension.classes": basic}).values["rest.extension.classes"] == [basic]
     assert "REST extension" in worker_error(**{"rest.extension.classes": f"{basic}, com.example.Audit"})
     assert WorkerConfig({**WORKER, "connector.client.config.override.policy": "All"})
     for policy in ("None", "Principal", "com.example.Policy"):
@@ -155,8 +167,9 @@ def test_worker_extension_and_override_policy_classes() -> None:
 
 def test_worker_exactly_once_source_support() -> None:
     assert WorkerConfig({**WORKER, "exactly.once.source.support": "DISABLED"})
-    for level in ("enabled", "preparing"):
-        assert "not implemented yet" in worker_error(**{"exactly.once.source.support": level})
+    for level in ("enabled", "Preparing"):
+        assert WorkerConfig({**WORKER, "exactly.once.source.support": level}).settings.exactly_once is \
+            (level == "enabled")
     assert "must be one of" in worker_error(**{"exactly.once.source.support": "sometimes"})
 
 
@@ -167,7 +180,7 @@ def test_worker_config_providers(tmp_path: Path) -> None:
                         f"{HERE}.EchoConfigProvider", "config.providers.echo.param.prefix": "v-",
                         "config.providers.secrets.class": "org.apache.kafka.common.config.provider.FileConfigProvider",
                         "client.id": "${echo:worker}", "producer.sasl.password": f"${{secrets:{secrets}:password}}"})
-    assert cfg["client.id"] == "v-worker" and cfg.raw["producer.sasl.password"] == "p@ss"
+    assert cfg.values["client.id"] == "v-worker" and cfg.raw["producer.sasl.password"] == "p@ss"
     # Connector configs are resolved with the worker's providers; undeclared names stay as they are.
     assert providers.resolve_config({"a": "${echo:p:k}", "b": "${env:HOME}"}) == {"a": "v-p|k", "b": "${env:HOME}"}
     message = worker_error(**{"config.providers": "vault", "config.providers.vault.class": "com.example.Vault"})
@@ -186,7 +199,7 @@ def test_providers_declared_by_a_config_itself() -> None:
 def test_implicit_providers_without_declarations(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("PLUGGABLE_TEST_VAR", "value")
     assert providers.resolve("${env:PLUGGABLE_TEST_VAR}") == "value"
-    assert WorkerConfig({**WORKER, "client.id": "${env:PLUGGABLE_TEST_VAR}"})["client.id"] == "value"
+    assert WorkerConfig({**WORKER, "client.id": "${env:PLUGGABLE_TEST_VAR}"}).values["client.id"] == "value"
     assert os.environ["PLUGGABLE_TEST_VAR"] == "value"
 
 

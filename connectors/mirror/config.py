@@ -30,30 +30,12 @@ S, INT, B, LST, L = ConfigType.STRING, ConfigType.INT, ConfigType.BOOLEAN, Confi
 H, M, LOW = Importance.HIGH, Importance.MEDIUM, Importance.LOW
 DEFAULT_POLICY = "org.apache.kafka.connect.mirror.DefaultReplicationPolicy"
 FORWARDING_ADMIN = "org.apache.kafka.clients.admin.ForwardingAdmin"
-NO_EXACTLY_ONCE = "This worker does not have exactly-once source support enabled (not implemented yet)."
 
 
 def _forwarding_admin_class(_name: str, value: Any) -> str | None:
     if str(value).strip() in (FORWARDING_ADMIN, "ForwardingAdmin"):
         return None
     return f"Custom forwarding admin classes are not supported yet; use {FORWARDING_ADMIN}"
-
-
-def _exactly_once_support(_name: str, value: Any) -> str | None:
-    level = str(value).strip().lower()
-    if level == "required":  # Connect's error when the worker has no exactly-once source support
-        return NO_EXACTLY_ONCE
-    return None if level == "requested" else "String must be one of (case insensitive): requested, required"
-
-
-def _transaction_boundary(_name: str, value: Any) -> str | None:
-    boundary = str(value).strip().lower()
-    if boundary == "connector":  # the MM2 connectors cannot define transactions (as in Kafka)
-        return ("The connector does not support connector-defined transaction boundaries with the given "
-                "configuration. Please reconfigure it to use a different transaction boundary definition.")
-    if boundary in ("poll", "interval"):
-        return None
-    return "String must be one of (case insensitive): poll, interval, connector"
 
 
 COMMON = ConfigDef([
@@ -68,11 +50,6 @@ COMMON = ConfigDef([
     ConfigKey("forwarding.admin.class", ConfigType.CLASS, FORWARDING_ADMIN, LOW,
               "Only the default: custom forwarding admins are not implemented yet.", validator=_forwarding_admin_class),
     ConfigKey("metric.reporters", LST, [], LOW),
-    # Connect's source-connector keys (KIP-618); exactly-once source support is not implemented yet.
-    ConfigKey("exactly.once.support", S, "requested", LOW, "Only 'requested': exactly-once source support is "
-              "not implemented yet.", validator=_exactly_once_support),
-    ConfigKey("transaction.boundary", S, "poll", LOW, "Only used with exactly-once source support, which is not "
-              "implemented yet.", validator=_transaction_boundary),
 ])
 
 TOPIC_SELECTION = ConfigDef([

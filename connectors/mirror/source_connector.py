@@ -11,14 +11,24 @@ from dataclasses import dataclass
 
 from connectors.mirror.backfill_plan import candidates, stored_plans
 from connectors.mirror.backfill_task import MirrorBackfillTask
+from connectors.mirror.client_config import java_client_config
 from connectors.mirror.config import SOURCE, MirrorConfig
 from connectors.mirror.source_task import MirrorSourceTask
 from connectors.mirror.topics import RemoteTopics, TopicSelector
-from pyconnect.api import BatchTask, ConfigDef, ConfigValue, SourceConnector, SourceTask
+from pyconnect.api import BatchTask, ConfigDef, ConfigValue, ExactlyOnceSupport, SourceConnector, SourceTask
 from pyconnect.kafka.admin import Admin, TopicSpec
 from pyconnect.logging_context import context_thread
 
 log = logging.getLogger(__name__)
+READ_COMMITTED_NEEDED = (
+    "MirrorSourceConnector can only provide exactly-once guarantees when its source consumer is configured with "
+    "isolation.level set to 'read_committed'; otherwise, records from aborted and uncommitted transactions will be "
+    "replicated from the source cluster to the target cluster.")
+
+
+def _reads_committed(config: Mapping[str, str]) -> bool:
+    """MirrorSourceConnector.consumerUsesReadCommitted: the source consumer's isolation.level."""
+    return java_client_config(config, "source", "consumer").get("isolation.level") == "read_committed"
 _BACKFILL_KEY = "backfill.assigned.partitions"  # set on the batch task's config only
 
 
@@ -50,7 +60,14 @@ class MirrorSourceConnector(SourceConnector):
             if offending:
                 values["emit.offset-syncs.enabled"].errors.append(
                     f"Offset syncs are disabled, but {', '.join(offending)} is set")
+        if config.get("exactly.once.support") == "required" and not _reads_committed(config):
+            # Kafka compares case-sensitively here; the framework adds its own error beside this one.
+            values.setdefault("exactly.once.support", ConfigValue("exactly.once.support", "required")).errors.append(
+                READ_COMMITTED_NEEDED)
         return values
+
+    def exactly_once_support(self, config: Mapping[str, str]) -> ExactlyOnceSupport | None:
+        return ExactlyOnceSupport.SUPPORTED if _reads_committed(config) else ExactlyOnceSupport.UNSUPPORTED
 
     def start(self, config: Mapping[str, str]) -> None:
         self.cfg = MirrorConfig(SOURCE, config)

@@ -13,6 +13,7 @@ from pyconnect.api import (
     ConfigDef,
     ConfigKey,
     ConfigType,
+    ExactlyOnceSupport,
     Importance,
     SourceConnector,
     SourceRecord,
@@ -94,6 +95,9 @@ class SequenceSourceConnector(SourceConnector):
 
     def start(self, config: Mapping[str, str]) -> None:
         self.config = dict(config)
+
+    def exactly_once_support(self, config: Mapping[str, str]) -> ExactlyOnceSupport | None:
+        return ExactlyOnceSupport.SUPPORTED  # a task resumes from its committed offset, whatever wrote it
 
     def task_class(self) -> type[SourceTask]:
         return SequenceSourceTask

@@ -12,6 +12,8 @@ from pyconnect.api.config import (
 from pyconnect.api.connector import (
     Connector,
     ConnectorContext,
+    ConnectorTransactionBoundaries,
+    ExactlyOnceSupport,
     MessageRunTask,
     OffsetStorageReader,
     SourceConnector,
@@ -24,7 +26,8 @@ from pyconnect.api.records import Header, MessageRun, SourceOffset, SourcePartit
 __all__ = [
     "BatchTask", "BatchTaskContext",
     "ConfigDef", "ConfigException", "ConfigKey", "ConfigType", "ConfigValue", "Importance",
-    "Connector", "ConnectorContext", "MessageRunTask", "OffsetStorageReader", "SourceConnector", "SourceTask",
+    "Connector", "ConnectorContext", "ConnectorTransactionBoundaries", "ExactlyOnceSupport",
+    "MessageRunTask", "OffsetStorageReader", "SourceConnector", "SourceTask",
     "SourceTaskContext", "Header", "MessageRun", "SourceOffset", "SourcePartition", "SourceRecord",
     "MetricSample", "MetricsProvider", "TaskMetrics",
 ]

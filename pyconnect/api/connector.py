@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
+from enum import StrEnum
 from typing import TYPE_CHECKING, Any, Protocol
 
 from pyconnect.api.config import ConfigDef, ConfigValue
@@ -106,10 +107,34 @@ class Connector(ABC):
         return False
 
 
+class ExactlyOnceSupport(StrEnum):
+    """Connect's ExactlyOnceSupport: whether a source connector can run exactly once as configured."""
+
+    SUPPORTED = "SUPPORTED"
+    UNSUPPORTED = "UNSUPPORTED"
+
+
+class ConnectorTransactionBoundaries(StrEnum):
+    """Connect's ConnectorTransactionBoundaries: whether a connector can define its own transactions."""
+
+    SUPPORTED = "SUPPORTED"
+    UNSUPPORTED = "UNSUPPORTED"
+
+
 class SourceConnector(Connector, ABC):
     """A connector whose tasks produce records into Kafka."""
 
     connector_type = "source"
+
+    def exactly_once_support(self, config: Mapping[str, str]) -> ExactlyOnceSupport | None:
+        """Whether this connector, so configured, can run with exactly-once support (KIP-618). None,
+        the default, means "not known": `exactly.once.support=required` is then refused."""
+        return None
+
+    def can_define_transaction_boundaries(self, config: Mapping[str, str]) -> ConnectorTransactionBoundaries:
+        """Whether `transaction.boundary=connector` can be used. No task of this runtime can yet define
+        its own transactions, so the answer is UNSUPPORTED unless a connector says otherwise."""
+        return ConnectorTransactionBoundaries.UNSUPPORTED
 
 
 class SourceTask(ABC):

@@ -69,10 +69,9 @@ def rest_extensions(name: str, value: Any) -> str | None:
 
 
 def exactly_once_source_support(_name: str, value: Any) -> str | None:
-    level = str(value).strip().lower()
-    if level in ("enabled", "preparing"):
-        return "exactly-once source support is not implemented yet; only 'disabled' is supported"
-    return None if level == "disabled" else "String must be one of (case insensitive): disabled, preparing, enabled"
+    if str(value).strip().lower() in ("disabled", "preparing", "enabled"):
+        return None
+    return "String must be one of (case insensitive): disabled, preparing, enabled"
 
 WORKER_CONFIG = ConfigDef([
     ConfigKey("bootstrap.servers", S, "localhost:9092", H, "Kafka cluster holding the internal topics."),
@@ -123,8 +122,12 @@ WORKER_CONFIG = ConfigDef([
     ConfigKey("access.control.allow.origin", S, "", L),
     ConfigKey("access.control.allow.methods", S, "", L),
     ConfigKey("admin.listeners", LST, None, L),
-    ConfigKey("exactly.once.source.support", S, "disabled", L, "Only 'disabled': exactly-once source support "
-              "is not implemented yet.", validator=exactly_once_source_support),
+    ConfigKey("exactly.once.source.support", S, "disabled", H,
+              "Whether source tasks write their records and source offsets in one transaction, after the "
+              "leader has fenced out older task generations ('enabled'). 'preparing' is the step of a rolling "
+              "upgrade: tasks stay at-least-once (in Kafka it makes the leader's config writes transactional; "
+              "here the membership's leader epochs already fence a deposed leader).",
+              validator=exactly_once_source_support),
     ConfigKey("connector.client.config.override.policy", S, "All", L, "Only All is implemented.",
               validator=override_policy),
     ConfigKey("client.id", S, "", L),

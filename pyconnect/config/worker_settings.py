@@ -50,6 +50,11 @@ class WorkerSettings:
     rest_advertised_port: int | None
     rest_advertised_listener: str | None
 
+    @property
+    def exactly_once(self) -> bool:
+        """`exactly.once.source.support=enabled`: source tasks are transactional and fenced."""
+        return self.exactly_once_source_support.strip().lower() == "enabled"
+
     @classmethod
     def from_values(cls, values: Mapping[str, Any]) -> WorkerSettings:
         """From `WORKER_CONFIG.parse(...)` (every key present, defaults applied, types parsed)."""

@@ -7,9 +7,11 @@ from collections.abc import Mapping
 from typing import Any
 
 from pyconnect.api.config import ConfigKey, ConfigValue, config_string
+from pyconnect.api.connector import SourceConnector
 from pyconnect.plugins import PluginNotFound, PluginRegistry
 from pyconnect.runtime.connector_config import COMMON
 from pyconnect.runtime.errors import BadConfig, NotFound
+from pyconnect.runtime.exactly_once_validation import exactly_once_errors
 from pyconnect.runtime.results import ConfigInfo, ConfigInfos, ConfigKeyInfo, ConfigValueInfo
 
 INVALID = ("Connector configuration is invalid and contains the following {count} error(s):\n{errors}\n"
@@ -38,9 +40,10 @@ def _value_info(name: str, key: ConfigKey, value: ConfigValue | None) -> ConfigV
                            value.visible)
 
 
-def validate(plugins: PluginRegistry, config: Mapping[str, str]) -> ConfigInfos:
+def validate(plugins: PluginRegistry, config: Mapping[str, str], exactly_once: bool = False) -> ConfigInfos:
     """The common keys plus the plugin's keys with per-key errors. Values are shown parsed, defaults
-    filled in and passwords hidden; `name` is `connector.class` as given."""
+    filled in and passwords hidden; `name` is `connector.class` as given. `exactly_once`: the worker
+    has `exactly.once.source.support=enabled`."""
     class_name = config.get("connector.class")
     if class_name is None:
         raise BadConfig(f"Connector config {java_map_string(config)} contains no connector type")
@@ -52,15 +55,17 @@ def validate(plugins: PluginRegistry, config: Mapping[str, str]) -> ConfigInfos:
     definition = COMMON.merge(own)
     common = {n: v for n, v in COMMON.validate_all(config).items() if n not in own.keys}
     values = {**common, **connector.validate(config)}
+    if isinstance(connector, SourceConnector):
+        exactly_once_errors(connector, config, values, exactly_once)
     configs = [ConfigInfo(key_info(key), _value_info(name, key, values.get(name)))
                for name, key in definition.keys.items()]
     groups = list(dict.fromkeys(k.group for k in definition.keys.values() if k.group))
     return ConfigInfos(class_name, sum(len(c.value.errors) for c in configs), groups, configs)
 
 
-def require_valid(plugins: PluginRegistry, config: Mapping[str, str]) -> None:
+def require_valid(plugins: PluginRegistry, config: Mapping[str, str], exactly_once: bool = False) -> None:
     """Raise BadConfig listing every error of `config`, as a connector write does."""
-    errors = [e for c in validate(plugins, config).configs for e in c.value.errors]
+    errors = [e for c in validate(plugins, config, exactly_once).configs for e in c.value.errors]
     if errors:
         raise BadConfig(INVALID.format(count=len(errors), errors="\n".join(errors)))
 

@@ -25,6 +25,24 @@ def not_implemented_unless(default: Any, feature: str) -> Any:
     return check
 
 
+def case_insensitive_in(*allowed: str) -> Any:
+    """Connect's CaseInsensitiveValidString.in(...)."""
+    def check(_name: str, value: Any) -> str | None:
+        if str(value).strip().lower() in allowed:
+            return None
+        return f"String must be one of (case insensitive): {', '.join(allowed)}"
+    return check
+
+
+def _null_or_at_least_zero(_name: str, value: Any) -> str | None:
+    return None if value is None or value >= 0 else "Value must be at least 0"
+
+
+def _non_empty_or_null(_name: str, value: Any) -> str | None:
+    return None if value is None or str(value).strip() else "String may not be empty"
+
+
+EOS = "Exactly Once Support"
 # Keys every connector has (Connect's ConnectorConfig), merged under each plugin's own definition.
 COMMON = ConfigDef([
     ConfigKey("name", ConfigType.STRING, importance=Importance.HIGH, group="Common", order=1,
@@ -40,6 +58,22 @@ COMMON = ConfigDef([
               validator=converter_class),
     ConfigKey("header.converter", ConfigType.CLASS, None, Importance.LOW, group="Common", order=6,
               validator=header_converter_class),
+    # Connect's SourceConnectorConfig keys of exactly-once support (KIP-618): see runtime/transactions.py.
+    ConfigKey("exactly.once.support", ConfigType.STRING, "requested", Importance.MEDIUM, group=EOS, order=1,
+              documentation="Permitted values are requested, required. If set to \"required\", forces a "
+              "preflight check for the connector to ensure that it can provide exactly-once semantics with "
+              "the given configuration.", validator=case_insensitive_in("requested", "required")),
+    ConfigKey("transaction.boundary", ConfigType.STRING, "poll", Importance.MEDIUM, group=EOS, order=2,
+              documentation="Permitted values are: poll, interval, connector. 'poll': one transaction per "
+              "batch a task returns; 'interval': a transaction every transaction.boundary.interval.ms; "
+              "'connector': the connector's own boundaries (no connector here defines them).",
+              validator=case_insensitive_in("poll", "interval", "connector")),
+    ConfigKey("transaction.boundary.interval.ms", ConfigType.LONG, None, Importance.LOW, group=EOS, order=3,
+              documentation="With transaction.boundary=interval, how often tasks commit their transaction; "
+              "unset, the worker's offset.flush.interval.ms.", validator=_null_or_at_least_zero),
+    ConfigKey("offsets.storage.topic", ConfigType.STRING, None, Importance.LOW, group="offsets.topic", order=1,
+              documentation="A separate offsets topic for this connector, created on the cluster its "
+              "producer writes to; unset, the worker's offsets topic.", validator=_non_empty_or_null),
     # Connect's transformation, predicate and error-handling keys: refused until the runtime applies
     # them, so that a config never looks accepted while it is ignored.
     ConfigKey("transforms", ConfigType.LIST, [], Importance.LOW, group="Transforms", order=1,

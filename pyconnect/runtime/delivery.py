@@ -28,6 +28,7 @@ from pyconnect.runtime.offset_tracker import Committable, GenericAcks, OnAck, Or
 from pyconnect.runtime.run_acks import RUN_PRODUCER_DEFAULTS, RunAcks
 
 B = TypeVar("B")  # what the task's poll hands over: SourceRecord or MessageRun
+HeldAcks = list[tuple[Callable[..., Any], tuple[Any, ...]]]  # (hook, args) calls held for a commit
 
 
 class DeliveryFailed(Exception):
@@ -75,6 +76,19 @@ class DeliveryContext:
     seen_topics: set[str]  # target topics already reported to `new_topic`
     new_topic: Callable[[str], None]  # reports a target topic (and adds it to `seen_topics`)
     fail: Callable[[str], None]  # a delivery failure, described; the task fails with it
+    #: Exactly-once: the task's ack hooks are held here until the transaction commits (None: called at once).
+    held: HeldAcks | None = None
+
+
+def _hold(hook: Callable[..., None] | None, context: DeliveryContext) -> Callable[..., None] | None:
+    """`hook` itself, or (exactly-once) a stand-in that queues its calls for after the commit."""
+    held = context.held
+    if hook is None or held is None:
+        return hook
+
+    def later(*args: Any) -> None:
+        held.append((hook, args))
+    return later
 
 
 def delivery_for(task: SourceTask, context: DeliveryContext) -> Delivery[Any]:
@@ -149,7 +163,7 @@ class GenericDelivery(_RecordDelivery):
 
     def __init__(self, task: SourceTask, context: DeliveryContext) -> None:
         super().__init__(task, context)
-        self.acks = GenericAcks(_record_hook(task), self._failed)
+        self.acks = GenericAcks(_hold(_record_hook(task), context), self._failed)
 
     def send(self, producer: Producer, batch: list[SourceRecord]) -> None:
         context = self._context
@@ -172,7 +186,7 @@ class OrderedDelivery(_RecordDelivery):
 
     def __init__(self, task: SourceTask, context: DeliveryContext) -> None:
         super().__init__(task, context)
-        self.acks = OrderedAcks(_record_hook(task), self._failed)
+        self.acks = OrderedAcks(_hold(_record_hook(task), context), self._failed)
 
     def send(self, producer: Producer, batch: list[SourceRecord]) -> None:
         """Hot path: positional produce, one shared callback, FIFO append."""
@@ -210,7 +224,7 @@ class RunDelivery:
     def __init__(self, task: MessageRunTask, context: DeliveryContext) -> None:
         self._task, self._context = task, context
         notify = type(task).commit_run is not MessageRunTask.commit_run
-        self.acks = RunAcks(task.commit_run if notify else None, context.fail)
+        self.acks = RunAcks(_hold(task.commit_run if notify else None, context), context.fail)
 
     def poll(self) -> list[MessageRun] | None:
         return self._task.poll_runs()

@@ -54,7 +54,7 @@ class WorkerAdmin:
 
     def validate(self, config: Mapping[str, str]) -> ConfigInfos:
         """Validate a connector config against its `connector.class` (errors are in the answer)."""
-        return config_validation.validate(self.worker.plugins, config)
+        return config_validation.validate(self.worker.plugins, config, self.worker.config.settings.exactly_once)
 
     # log levels ------------------------------------------------------------------------------
 

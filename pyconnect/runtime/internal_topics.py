@@ -44,9 +44,13 @@ def kafka_log_factory(config: WorkerConfig) -> tuple[LogFactory, str]:
         admin.ensure_compacted_topic(spec, exact_partitions=exact)
         partitions[spec.name] = admin.topic_partitions().get(spec.name, spec.partitions)
 
+    # Exactly-once tasks write their offsets inside transactions: read only committed ones (as Connect's
+    # offsets consumer does then), or a task could resume past records of an aborted transaction.
+    committed = {"isolation.level": "read_committed"} if config.settings.exactly_once else {}
+
     def factory(topic: str, _default_partitions: int) -> Log:
-        return KafkaLog(topic, partitions[topic], config.client_config("producer"),
-                        config.client_config("consumer"))
+        consumer = {**config.client_config("consumer"), **(committed if topic == c.offset_storage_topic else {})}
+        return KafkaLog(topic, partitions[topic], config.client_config("producer"), consumer)
     return factory, cluster_id
 
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import logging
 import threading
-import time
 import traceback
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -16,7 +15,9 @@ from pyconnect.api.records import SourcePartition
 from pyconnect.api.states import State
 from pyconnect.kafka.clients import Producer, new_producer
 from pyconnect.logging_context import context_thread, set_context
-from pyconnect.runtime.delivery import DeliveryContext, DeliveryFailed, StopRequested, delivery_for
+from pyconnect.runtime.committers import Committer, FlushCommitter
+from pyconnect.runtime.delivery import DeliveryContext, DeliveryFailed, HeldAcks, StopRequested, delivery_for
+from pyconnect.runtime.transactions import NO_PREFLIGHT, Preflight, TransactionalCommitter, TransactionSettings
 from pyconnect.runtime.worker_metrics import TaskMetricsRegistry
 from pyconnect.storage.offset_store import OffsetStore, canonical
 
@@ -55,6 +56,7 @@ class RunnerSettings:
     flush_interval: float
     flush_timeout: float
     shutdown_timeout: float
+    transactions: TransactionSettings | None = None  # exactly-once: the task's transaction settings
 
 
 class SourceTaskRunner:
@@ -62,7 +64,7 @@ class SourceTaskRunner:
 
     def __init__(self, connector: str, index: int, task: SourceTask, config: Mapping[str, str],
                  offsets: OffsetStore, settings: RunnerSettings, report: StatusCallback,
-                 on_topic: Callable[[str], None] | None = None) -> None:
+                 on_topic: Callable[[str], None] | None = None, preflight: Preflight | None = None) -> None:
         self.connector, self.index, self.task, self.config = connector, index, task, dict(config)
         self.id = f"{connector}-{index}"
         self._offsets = offsets
@@ -74,10 +76,13 @@ class SourceTaskRunner:
         self._producer_fatal = False
         self._topics: set[str] = set()
         self._on_topic = on_topic
+        self._preflight = preflight or NO_PREFLIGHT
+        # Exactly-once: the task's ack hooks wait here for the transaction's commit (runtime/transactions.py).
+        self._held: HeldAcks | None = [] if settings.transactions is not None else None
         # The delivery strategy is decided here, once: the loop never asks what kind of task it runs.
         self._delivery = delivery_for(task, DeliveryContext(
             settings.key_converter, settings.value_converter, self._stopping, self._topics, self._new_topic,
-            self._delivery_failed))
+            self._delivery_failed, self._held))
         self.state: State = State.UNASSIGNED
         self.metrics = TaskMetricsRegistry()  # what the task registers; its worker's collector reads it
         # Started from the worker's thread: the task's log records belong to that worker's scope.
@@ -117,38 +122,66 @@ class SourceTaskRunner:
 
     def _run(self) -> None:
         set_context(self.connector, self.index)
-        producer = None
+        producer, committer = None, None
         try:
-            producer = new_producer({"enable.idempotence": "true", "acks": "all", "linger.ms": "5",
-                                     **self._delivery.producer_defaults, **self._settings.producer_conf},
-                                    self._producer_stopped)
+            producer = new_producer(self._producer_conf(), self._producer_stopped)
+            committer = self._committer(producer)
+            committer.start()
             # Read the offsets topic to its end first (as Connect's offset reader does): a task taking
             # over from another worker must see that worker's last commit, or it would re-send records.
             self._offsets.refresh(self._settings.flush_timeout + 25)
             self.task.initialize(TaskContext(ConnectorOffsetReader(self._offsets, self.connector), self.config,
                                              self.metrics))
             self.task.start(self.config)
-            self._loop(producer)
+            self._loop(producer, committer)
         except StopRequested:
             pass  # a normal stop, below
         except Exception as exc:
             trace = "".join(traceback.format_exception(exc))
             log.error("[%s] task failed: %s", self.id, exc)
             self._safe_stop_task()
-            if producer is not None:
+            if producer is not None and committer is not None:
                 self._drain(producer)
-                self._commit_offsets()
+                self._finish(committer, clean=False)
             self._set_state(State.FAILED, trace)
             self.metrics.close()  # a task's series exist while it runs
             return
         self._safe_stop_task()
         self.metrics.close()
-        assert producer is not None
+        assert producer is not None and committer is not None
         remaining = self._drain(producer)
         if remaining:
             log.warning("[%s] %d record(s) not acknowledged at shutdown; their offsets are not committed",
                         self.id, remaining)
-        self._commit_offsets()
+        self._finish(committer, clean=remaining == 0 and not self._producer_fatal and self._failure is None)
+
+    def _producer_conf(self) -> dict[str, str]:
+        conf = {"enable.idempotence": "true", "acks": "all", "linger.ms": "5",
+                **self._delivery.producer_defaults, **self._settings.producer_conf}
+        eos = self._settings.transactions
+        if eos is not None:
+            for key, forced in (("enable.idempotence", "true"), ("transactional.id", eos.transactional_id)):
+                if conf.get(key, forced) != forced:
+                    log.warning("[%s] The value '%s' for the '%s' property will be ignored as it cannot be overridden "
+                                "for connectors when exactly-once source support is enabled. The value '%s' will be "
+                                "used instead.", self.id, conf[key], key, forced)
+                conf[key] = forced
+        return conf
+
+    def _committer(self, producer: Producer) -> Committer:
+        eos, settings = self._settings.transactions, self._settings
+        if eos is None:
+            return FlushCommitter(self.id, self.connector, producer, self._delivery, self._offsets,
+                                  settings.flush_interval, settings.flush_timeout, self.task.commit)
+        assert self._held is not None
+        return TransactionalCommitter(self.connector, producer, self._delivery, self._held, eos,
+                                      lambda: self._failure, self.task.commit, self._preflight)
+
+    def _finish(self, committer: Committer, clean: bool) -> None:
+        try:
+            committer.finish(clean)
+        except Exception as exc:
+            log.error("[%s] final commit failed: %s", self.id, exc)
 
     def _drain(self, producer: Producer) -> int:
         """Wait for what is queued (up to the shutdown timeout); returns the records left unacknowledged."""
@@ -162,28 +195,24 @@ class SourceTaskRunner:
         except Exception:
             log.exception("[%s] error while stopping the task", self.id)
 
-    def _loop(self, producer: Producer) -> None:
-        next_flush = time.monotonic() + self._settings.flush_interval
+    def _loop(self, producer: Producer, committer: Committer) -> None:
         poll, send = self._delivery.poll, self._delivery.send
         while not self._stopping.is_set():
             if self._failure is not None:
                 raise DeliveryFailed(self._failure)
             if self._paused.is_set():
                 if self.state != State.PAUSED:
-                    # PAUSED means nothing more lands: deliver what is in flight and commit it first.
-                    producer.flush(self._settings.shutdown_timeout)
-                    self._commit_offsets()
+                    committer.pause()
                     self._set_state(State.PAUSED)
                 producer.poll(0.1)
                 continue
             self._set_state(State.RUNNING)
             records = poll()
             if records:
+                committer.before_send()
                 send(producer, records)
             producer.poll(0)
-            if time.monotonic() >= next_flush:
-                self._commit_offsets()
-                next_flush = time.monotonic() + self._settings.flush_interval
+            committer.after_batch(bool(records))
 
     def _producer_stopped(self, _reason: str) -> None:
         self._producer_fatal = True  # (logged by the client) nothing queued after this is delivered
@@ -199,16 +228,3 @@ class SourceTaskRunner:
     def _delivery_failed(self, description: str) -> None:
         if self._failure is None:  # the first failure is the cause; later ones follow from it
             self._failure = description
-
-    def _commit_offsets(self) -> None:
-        pending = self._delivery.committable()
-        if not pending:
-            return
-        futures = self._offsets.put(self.connector, pending)
-        try:
-            self._offsets.flush(self._settings.flush_timeout)
-            for fut in futures:
-                fut.result(self._settings.flush_timeout)
-            self.task.commit()
-        except Exception as exc:
-            log.error("[%s] offset commit failed: %s", self.id, exc)

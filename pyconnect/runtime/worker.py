@@ -26,9 +26,11 @@ from pyconnect.runtime import metrics
 from pyconnect.runtime.assignment import WorkerAssignment, assign
 from pyconnect.runtime.batch_runner import BatchTaskRunner
 from pyconnect.runtime.connector_runner import ConnectorRunner, connector_instance
+from pyconnect.runtime.fencing import TaskPreflight, fence_pending, transactional_id
 from pyconnect.runtime.internal_topics import InternalTopics, LogFactory, kafka_log_factory
 from pyconnect.runtime.membership import Membership
 from pyconnect.runtime.source_runner import ConnectorOffsetReader, RunnerSettings, SourceTaskRunner
+from pyconnect.runtime.transactions import Boundary, TransactionSettings
 from pyconnect.runtime.worker_metrics import WorkerCollector
 from pyconnect.runtime.worker_scope import WorkerScope
 from pyconnect.storage.config_store import ConfigSnapshot, ConfigStore
@@ -148,6 +150,9 @@ class Worker:
                 if self.membership.is_leader():
                     if self.leader_duty is not None:
                         self.leader_duty(self)
+                    if self.config.settings.exactly_once:
+                        fence_pending(self.configs, self.config.group_id, self._settings.producer_conf,
+                                      self._settings.flush_timeout + 25)
                     self._rebalance_if_needed()
                 self._reconcile()
             except Exception:
@@ -282,8 +287,13 @@ class Worker:
                 runner = BatchTaskRunner(name, index, task_class(), task_config, self.offsets, report,
                                          self._settings.flush_timeout + 25)
             else:
-                runner = SourceTaskRunner(name, index, task_class(), task_config, self.offsets,
-                                          self._task_settings(snapshot.connectors[name]), report, on_topic)
+                settings = self._task_settings(snapshot.connectors[name])
+                preflight = None
+                if self.config.settings.exactly_once:
+                    settings = self._transactional(settings, task_id, snapshot.connectors[name])
+                    preflight = TaskPreflight(task_id, self.configs.snapshot, self._owns, settings.flush_timeout + 55)
+                runner = SourceTaskRunner(name, index, task_class(), task_config, self.offsets, settings, report,
+                                          on_topic, preflight)
         except Exception as exc:
             report(State.FAILED, "".join(traceback.format_exception(exc)))
             self.tasks[task_id] = _FailedTask(task_id)
@@ -317,6 +327,20 @@ class Worker:
         if value is not None:
             settings = dataclasses.replace(settings, value_converter=value)
         return settings
+
+    def _transactional(self, settings: RunnerSettings, task_id: TaskId,
+                       connector_config: Mapping[str, str]) -> RunnerSettings:
+        """An exactly-once task's settings: its transactional.id, transaction boundary and offsets topic."""
+        boundary = Boundary(str(connector_config.get("transaction.boundary") or "poll").strip().lower())
+        interval = connector_config.get("transaction.boundary.interval.ms")
+        transactions = TransactionSettings(
+            transactional_id(self.config.group_id, task_id), boundary,
+            int(interval) / 1000.0 if interval else settings.flush_interval,
+            self.topics.offsets, self.offsets.partitions, settings.flush_timeout + 25)
+        return dataclasses.replace(settings, transactions=transactions)
+
+    def _owns(self, task_id: TaskId) -> bool:
+        return task_id in self.my_assignment().tasks
 
     @staticmethod
     def _connector_converter(connector_config: Mapping[str, str], side: str) -> Serialize | None:

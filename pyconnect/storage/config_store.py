@@ -64,6 +64,12 @@ class ConfigSnapshot:
     #: Connectors whose last commit named task configs that are not in the log; they have no tasks.
     inconsistent: set[str] = field(default_factory=set)
     session_key: SessionKey | None = None
+    #: Exactly-once fencing (Kafka's KafkaConfigBackingStore): the task count of each connector's last
+    #: `tasks-fencing-<name>` record, the connectors whose task configs are newer than that record,
+    #: and how many task-config commits each connector has had (its task generation).
+    task_count_records: dict[str, int] = field(default_factory=dict)
+    pending_fencing: set[str] = field(default_factory=set)
+    task_generations: dict[str, int] = field(default_factory=dict)
 
     def task_ids(self) -> list[TaskId]:
         """Every committed task of every existing connector."""
@@ -129,7 +135,9 @@ class ConfigStore(LogBackedStore):
                 version=s.version, connectors={k: dict(v) for k, v in s.connectors.items()},
                 target_states=dict(s.target_states), task_configs=self._committed_tasks(),
                 restarts=dict(s.restarts), logger_levels=dict(s.logger_levels),
-                inconsistent=set(s.inconsistent), session_key=s.session_key)
+                inconsistent=set(s.inconsistent), session_key=s.session_key,
+                task_count_records=dict(s.task_count_records), pending_fencing=set(s.pending_fencing),
+                task_generations=dict(s.task_generations))
 
     def _committed_tasks(self) -> dict[str, list[dict[str, str]]]:
         # Connect's ClusterConfigState.tasks(): none while inconsistent, else tasks 0..count-1.
@@ -166,6 +174,11 @@ class ConfigStore(LogBackedStore):
         for i, task_config in enumerate(configs):
             self._write(f"task-{name}-{i}", {"properties": task_config}, wait=False)
         self._write(f"commit-{name}", {"tasks": len(configs)})
+
+    def put_task_count_record(self, name: str, count: int) -> None:
+        """Write `tasks-fencing-<name>` = {"task-count": count}: every task generation older than the
+        current one has been fenced out (written by the leader, as Connect's is)."""
+        self._write(f"tasks-fencing-{name}", {"task-count": count})
 
     def request_restart(self, name: str, include_tasks: bool, only_failed: bool) -> None:
         """Write `restart-connector-<name>`."""
@@ -213,7 +226,7 @@ class ConfigStore(LogBackedStore):
         if key.startswith("restart-connector-"):
             return self._apply_restart(key[len("restart-connector-"):], value)
         if key.startswith("tasks-fencing-"):
-            return False  # exactly-once source support is not implemented
+            return self._apply_task_count(key[len("tasks-fencing-"):], value)
         if key == "session-key":
             return self._apply_session_key(value)
         if key.startswith("logger-cluster-"):
@@ -283,6 +296,17 @@ class ConfigStore(LogBackedStore):
             log.warning("commit for %s names %d tasks but some configs are missing; inconsistent", name, count)
             self._state.inconsistent.add(name)
         self._task_counts[name] = count
+        self._state.pending_fencing.add(name)
+        self._state.task_generations[name] = self._state.task_generations.get(name, 0) + 1
+        return True
+
+    def _apply_task_count(self, name: str, value: Any) -> bool:
+        count = value.get("task-count") if isinstance(value, dict) else None
+        if not is_json_integer(count):
+            log.error("ignoring task count record for connector %s: no integer `task-count`", name)
+            return False
+        self._state.task_count_records[name] = to_int32(count)
+        self._state.pending_fencing.discard(name)
         return True
 
     def _apply_restart(self, name: str, value: Any) -> bool:

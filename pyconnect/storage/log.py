@@ -20,6 +20,10 @@ __all__ = ["KafkaLog", "Log", "LogBackedStore", "MemoryLog", "MemoryTopic", "Rec
 class Log(Protocol):
     """What a store needs from its topic."""
 
+    @property
+    def partitions(self) -> int:
+        """How many partitions the topic has."""
+
     def start(self, on_record: RecordCallback, timeout: float = 60.0) -> None:
         """Begin reading from the start; return once everything present has been read."""
 
@@ -55,6 +59,11 @@ class LogBackedStore(ABC):
         """Stop reading and flush this store's pending writes."""
         self._log.stop()
 
+    @property
+    def partitions(self) -> int:
+        """The partitions of the store's topic."""
+        return self._log.partitions
+
     def refresh(self, timeout: float = 30.0) -> None:
         """Apply every record written before this call (read to the end)."""
         self._log.read_to_end(timeout)
@@ -80,6 +89,10 @@ class MemoryLog:
     def __init__(self, topic: MemoryTopic) -> None:
         self._topic = topic
         self._callback: RecordCallback | None = None
+
+    @property
+    def partitions(self) -> int:
+        return self._topic.partitions
 
     def start(self, on_record: RecordCallback, timeout: float = 60.0) -> None:
         with self._topic.lock:

@@ -26,6 +26,12 @@ def canonical(partition: Mapping[str, Any]) -> str:
     return orjson.dumps(dict(partition), option=orjson.OPT_SORT_KEYS).decode()
 
 
+def offset_record(connector: str, partition: Mapping[str, Any], offset: Mapping[str, Any] | None
+                  ) -> tuple[bytes, bytes | None]:
+    """The (key, value) bytes of one offset as Connect writes it (None: a tombstone)."""
+    return orjson.dumps([connector, dict(partition)]), None if offset is None else orjson.dumps(dict(offset))
+
+
 class OffsetStore(LogBackedStore):
     """Committed source offsets of every connector."""
 
@@ -48,12 +54,7 @@ class OffsetStore(LogBackedStore):
     def put(self, connector: str, offsets: Iterable[tuple[Mapping[str, Any], Mapping[str, Any] | None]]
             ) -> list[Future[None]]:
         """Write offsets (None = tombstone); returns one future per record."""
-        futures = []
-        for partition, offset in offsets:
-            key = orjson.dumps([connector, dict(partition)])
-            value = None if offset is None else orjson.dumps(dict(offset))
-            futures.append(self._log.send(key, value))
-        return futures
+        return [self._log.send(*offset_record(connector, partition, offset)) for partition, offset in offsets]
 
     def _on_record(self, raw_key: bytes | None, raw_value: bytes | None, _p: int, _o: int) -> None:
         key = _partition_key(raw_key)

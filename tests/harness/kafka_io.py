@@ -34,21 +34,21 @@ def topic_config(bootstrap: str, topic: str) -> dict[str, str]:
 
 
 def read_all(bootstrap: str, topic: str, idle: float = 1.5, timeout: float = 60.0,
-             expect: int | None = None) -> list[Record]:
+             expect: int | None = None, isolation: str = "read_committed") -> list[Record]:
     """Every record of every partition, read with assign() until nothing new arrives for `idle` s
     (or `expect` records were seen)."""
-    return [(m.partition(), m.offset(), m.key(), m.value()) for m in read_messages(bootstrap, topic, idle, timeout,
-                                                                                   expect)]
+    return [(m.partition(), m.offset(), m.key(), m.value())
+            for m in read_messages(bootstrap, topic, idle, timeout, expect, isolation)]
 
 
 def read_messages(bootstrap: str, topic: str, idle: float = 1.5, timeout: float = 60.0,
-                  expect: int | None = None) -> list[Any]:
+                  expect: int | None = None, isolation: str = "read_committed") -> list[Any]:
     """As read_all, but the client's messages themselves (with headers and timestamps)."""
     partitions = partition_count(bootstrap, topic)
     if partitions == 0:
         return []
     consumer = Consumer({"bootstrap.servers": bootstrap, "group.id": f"reader-{time.monotonic_ns()}",
-                         "enable.auto.commit": False, "fetch.wait.max.ms": 100})
+                         "enable.auto.commit": False, "fetch.wait.max.ms": 100, "isolation.level": isolation})
     consumer.assign([TopicPartition(topic, p, 0) for p in range(partitions)])
     records: list[Any] = []
     deadline = time.monotonic() + timeout

@@ -1,0 +1,89 @@
+"""When a source task's progress becomes durable: one `Committer` per task, chosen when it starts.
+
+* `FlushCommitter` (at-least-once, Connect's WorkerSourceTask): records go out as they are polled;
+  every `offset.flush.interval.ms`, and when the task pauses or stops, the source offsets of the
+  records Kafka has acknowledged are written to the offsets topic. A crash in between re-sends what
+  was sent after the last flush.
+* `TransactionalCommitter` (exactly-once, runtime/transactions.py): records and their offsets go in
+  one producer transaction, so after any crash either both are visible or neither is.
+
+The runner's loop calls the same four methods whichever it is, on the task's thread.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable
+from typing import Any, Protocol
+
+from pyconnect.kafka.clients import Producer
+from pyconnect.runtime.delivery import Delivery
+from pyconnect.storage.offset_store import OffsetStore
+
+log = logging.getLogger(__name__)
+
+
+class Committer(Protocol):
+    """A task's commit policy."""
+
+    def start(self) -> None:
+        """Before the task starts (exactly-once: register the producer's transactional.id)."""
+
+    def before_send(self) -> None:
+        """Called before a polled batch is produced."""
+
+    def after_batch(self, sent: bool) -> None:
+        """Called after every turn of the loop (`sent`: a batch was produced)."""
+
+    def pause(self) -> None:
+        """The task pauses: make everything sent so far durable."""
+
+    def finish(self, clean: bool) -> None:
+        """The task ends: `clean` when it stopped normally and its producer delivered what was queued;
+        otherwise (a failure) keep only what is certain."""
+
+
+class FlushCommitter:
+    """At-least-once: periodic offset flushes of acknowledged records."""
+
+    def __init__(self, task_id: str, connector: str, producer: Producer, delivery: Delivery[Any],
+                 offsets: OffsetStore, flush_interval: float, flush_timeout: float,
+                 on_commit: Callable[[], None]) -> None:
+        self._id, self._connector, self._producer, self._delivery = task_id, connector, producer, delivery
+        self._offsets, self._interval, self._timeout = offsets, flush_interval, flush_timeout
+        self._on_commit = on_commit
+        self._next = time.monotonic() + flush_interval
+
+    def start(self) -> None:
+        return None
+
+    def before_send(self) -> None:
+        return None
+
+    def after_batch(self, sent: bool) -> None:
+        if time.monotonic() >= self._next:
+            self.commit()
+            self._next = time.monotonic() + self._interval
+
+    def pause(self) -> None:
+        # PAUSED means nothing more lands: deliver what is in flight and commit it first.
+        self._producer.flush(self._timeout)
+        self.commit()
+
+    def finish(self, clean: bool) -> None:
+        self.commit()  # acknowledged records are on Kafka either way: their offsets may be committed
+
+    def commit(self) -> None:
+        """Write the offsets of every acknowledged record (a failure is logged; the next flush retries)."""
+        pending = self._delivery.committable()
+        if not pending:
+            return
+        futures = self._offsets.put(self._connector, pending)
+        try:
+            self._offsets.flush(self._timeout)
+            for fut in futures:
+                fut.result(self._timeout)
+            self._on_commit()
+        except Exception as exc:
+            log.error("[%s] offset commit failed: %s", self._id, exc)
