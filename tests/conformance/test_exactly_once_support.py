@@ -124,3 +124,18 @@ def test_one_task_to_one_task_needs_no_fencing() -> None:
     store.put_task_count_record("c", 1)
     store.put_task_configs("c", [{"a": "2"}])
     assert ids_to_fence(store.snapshot(), "g", "c") == []
+
+
+def test_source_connector_keys_of_exactly_once() -> None:
+    """SourceConnectorConfig's keys: defaults and validators; a separate offsets topic is refused, not ignored."""
+    from pyconnect.runtime.connector_config import COMMON
+    values = COMMON.validate_all({"name": "c", "connector.class": "X"})
+    assert (values["exactly.once.support"].value, values["transaction.boundary"].value) == ("requested", "poll")
+    bad = COMMON.validate_all({"exactly.once.support": "always", "transaction.boundary": "never",
+                               "transaction.boundary.interval.ms": "-1", "offsets.storage.topic": "mine"})
+    assert bad["exactly.once.support"].errors == ["Invalid value always for configuration exactly.once.support: "
+                                                  "String must be one of (case insensitive): requested, required"]
+    assert bad["transaction.boundary"].errors[0].endswith("String must be one of (case insensitive): poll, interval, "
+                                                          "connector")
+    assert bad["transaction.boundary.interval.ms"].errors[0].endswith("Value must be at least 0")
+    assert "not supported by this runtime yet" in bad["offsets.storage.topic"].errors[0]
