@@ -2,7 +2,7 @@
 
 Tansu 0.6.0 writes correct COMMIT/ABORT control batches and honours the last stable offset, but its
 Fetch responses always carry an empty `aborted_transactions` list (hard-coded in its fetch.rs, for
-every storage engine; /work/notes/eos-tansu-storage.md), so a real client's read_committed still
+every storage engine, checked against memory:// and s3://), so a real client's read_committed still
 delivers records of aborted transactions. This reader works around that broker bug for assertions
 only: it fetches raw record batches (Fetch v4, isolation READ_COMMITTED, up to the LSO), finds the
 offsets of data batches whose transaction ended in an ABORT marker, and drops those offsets from
