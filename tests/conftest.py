@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from tests.harness.brokers import Broker, start_broker
+from tests.harness.txn_brokers import start_txn_broker
 from tests.harness.workers import Cluster
 
 
@@ -43,3 +44,23 @@ def cluster_factory(broker: Broker, tmp_path: Path, unique: str) -> Iterator[Cal
     yield make
     for c in clusters:
         c.close()
+
+
+def _txn_broker(name: str, index: int) -> Iterator[Broker]:
+    b, proxy = start_txn_broker(name, index)
+    yield b
+    b.stop()
+    if proxy is not None:
+        proxy.close()
+
+
+@pytest.fixture(scope="session")
+def txn_broker() -> Iterator[Broker]:
+    """Cluster A for exactly-once tests: on Tansu, behind the read_committed proxy (harness/txn_proxy.py)."""
+    yield from _txn_broker("TA", 0)
+
+
+@pytest.fixture(scope="session")
+def txn_broker_b() -> Iterator[Broker]:
+    """Cluster B for exactly-once tests (see txn_broker)."""
+    yield from _txn_broker("TB", 1)

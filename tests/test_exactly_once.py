@@ -4,7 +4,9 @@ Ports the cases of Kafka's ExactlyOnceSourceIntegrationTest that a Python runtim
 testPollBoundary (exactly once, in order, with a worker killed at random moments instead of one
 clean run), testPreflightValidation (the `required` checks, through REST) and testFencedLeaderRecovery's
 idea for tasks (a fenced producer never commits again). What a read_committed consumer sees is
-computed by tests/harness/committed.py, because Tansu does not filter aborted transactions itself.
+computed by tests/harness/committed.py, because Tansu does not filter aborted transactions itself, and
+the brokers run behind tests/harness/txn_proxy.py, so that the runtime's own read_committed offsets
+reader sees what it would see on Kafka.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import signal
 import time
 from typing import Any
 
+from tests.harness.brokers import Broker
 from tests.harness.committed import read_committed
 from tests.harness.connectors import all_running, committed, sequence_connector, status
 from tests.harness.workers import Cluster, wait_for
@@ -35,10 +38,11 @@ def _sequences(records: list[tuple[int, int, bytes | None, bytes | None]], tasks
     return sum(c - 1 for c in seen.values()), missing, unordered
 
 
-def test_killed_workers_leave_every_record_exactly_once_in_order(cluster_factory: Any, unique: str) -> None:
+def test_killed_workers_leave_every_record_exactly_once_in_order(cluster_factory: Any, txn_broker: Broker,
+                                                                 unique: str) -> None:
     """Item 1 of issue 13: three workers, a worker killed -9 at a random moment ten times while the
     sequences are written: the committed view holds each record once, in order per task."""
-    cluster: Cluster = cluster_factory(extra=EOS)
+    cluster: Cluster = cluster_factory(extra=EOS, on=txn_broker)
     w = cluster.start(3)
     topic, tasks, count = f"eos-{unique}", 6, 3000
     r = w[0].request("POST", "/connectors", sequence_connector("seq", topic, tasks, count, rate=250))
@@ -75,10 +79,11 @@ def test_required_on_a_worker_without_exactly_once_is_refused(cluster_factory: A
     assert v["error_count"] == 1
 
 
-def test_transactions_unavailable_fail_the_task_readably_and_write_nothing(cluster_factory: Any, unique: str) -> None:
-    """Item 5: the producer cannot register its transactional.id (its cluster does not answer): the task
-    is FAILED with the reason, and no record reached the topic."""
-    w = cluster_factory(extra=EOS).start(1)[0]
+def test_transactions_unavailable_fail_the_task_readably_and_write_nothing(cluster_factory: Any, txn_broker: Broker,
+                                                                          unique: str) -> None:
+    """Item 5: the cluster the task's producer writes to does not answer, so no transaction can be set
+    up there: the task is FAILED with a reason naming that cluster, and no record reached the topic."""
+    w = cluster_factory(extra=EOS, on=txn_broker).start(1)[0]
     topic = f"t-{unique}"
     body = sequence_connector("seq", topic, 1, 10)
     body["config"]["producer.override.bootstrap.servers"] = "127.0.0.1:9"  # nothing listens there
@@ -88,15 +93,20 @@ def test_transactions_unavailable_fail_the_task_readably_and_write_nothing(clust
         tasks = status(w, "seq").get("tasks", [])
         return tasks[0] if tasks and tasks[0]["state"] == "FAILED" else {}
     task = wait_for(failed, 120, "the task FAILED")
-    assert "Initializing transactions failed for transactional.id" in task["trace"], task["trace"]
+    # The first step that needs the target fails: creating the task's offsets topic there (its producer
+    # writes to another cluster than the worker's offsets topic), before any transaction could begin.
+    reason = task["trace"].strip().splitlines()[-1]
+    assert "127.0.0.1:9" in reason and "offsets topic" in reason, task["trace"]
     assert read_committed(w.props["bootstrap.servers"], topic) == []
 
 
-def test_a_zombie_worker_commits_nothing_after_its_tasks_moved(cluster_factory: Any, unique: str) -> None:
+def test_a_zombie_worker_commits_nothing_after_its_tasks_moved(cluster_factory: Any, txn_broker: Broker,
+                                                               unique: str) -> None:
     """Item 2 of issue 13: a worker frozen (SIGSTOP) past the session timeout loses its tasks; their new
     owners register the same transactional ids, which fences it. Thawed, its open transactions fail as
     fenced, nothing it wrote becomes committed, and it rejoins and runs tasks again."""
-    cluster: Cluster = cluster_factory(extra={**EOS, "session.timeout.ms": "4000", "heartbeat.interval.ms": "500"})
+    cluster: Cluster = cluster_factory(extra={**EOS, "session.timeout.ms": "4000", "heartbeat.interval.ms": "500"},
+                                       on=txn_broker)
     w = cluster.start(2)
     topic, tasks, count = f"zombie-{unique}", 4, 2500
     r = w[0].request("POST", "/connectors", sequence_connector("seq", topic, tasks, count, rate=200))
@@ -115,7 +125,7 @@ def test_a_zombie_worker_commits_nothing_after_its_tasks_moved(cluster_factory: 
         zombie.process.send_signal(signal.SIGCONT)
     # It rejoins without a restart: tasks spread over both workers again.
     wait_for(lambda: all_running(w[0], "seq", tasks, on={w[0].worker_id, zombie.worker_id})
-             and zombie.worker_id in {t["worker_id"] for t in status(w[0], "seq")["tasks"]}, 90,
+             and zombie.worker_id in {t["worker_id"] for t in status(w[0], "seq")["tasks"]}, 120,
              "the thawed worker runs tasks again")
     wait_for(lambda: committed(w[0], "seq") >= tasks * count, 120, "every sequence committed")
     dups, missing, unordered = _sequences(read_committed(cluster.broker.bootstrap, topic), tasks, count)
@@ -126,3 +136,27 @@ def test_a_zombie_worker_commits_nothing_after_its_tasks_moved(cluster_factory: 
           f"{dups} duplicates, {len(missing)} missing")
     assert (dups, missing[:5], unordered) == (0, [], [])
     assert fenced >= 1, after[-3000:]
+
+
+def test_a_task_writing_to_another_cluster_keeps_its_offsets_there(cluster_factory: Any, txn_broker: Broker,
+                                                                   txn_broker_b: Broker, unique: str) -> None:
+    """The Build item of issue 13 (ExactlyOnceSourceIntegrationTest.testSeparateOffsetsTopic's layout): the
+    worker's offsets topic is on A, the task's producer writes to B, so its offsets go to an offsets topic
+    on B inside its transactions, and are copied to the worker's. Killed -9 twice, it resumes from B's."""
+    cluster: Cluster = cluster_factory(extra=EOS, on=txn_broker)
+    w = cluster.start(1)[0]
+    topic, tasks, count, own = f"far-{unique}", 2, 2000, f"far-offsets-{unique}"
+    body = sequence_connector("seq", topic, tasks, count, rate=300)
+    body["config"].update({"producer.override.bootstrap.servers": txn_broker_b.bootstrap, "offsets.storage.topic": own})
+    assert w.request("POST", "/connectors", body).status_code == 201
+    for _ in range(2):
+        wait_for(lambda: all_running(w, "seq", tasks), 60, "tasks running")
+        time.sleep(1.5)  # let some transactions commit before the kill
+        w.kill()
+        w.start().wait_ready()
+    wait_for(lambda: committed(w, "seq") >= tasks * count, 120, "every sequence committed (worker's copy)")
+    dups, missing, unordered = _sequences(read_committed(txn_broker_b.bootstrap, topic), tasks, count)
+    on_b = {r[3] for r in read_committed(txn_broker_b.bootstrap, own)}
+    print(f"\nSEPARATE OFFSETS TOPIC: {dups} duplicates, {len(missing)} missing; {len(on_b)} offset values on B")
+    assert (dups, missing[:5], unordered) == (0, [], [])
+    assert {b'{"seq":%d}' % (count - 1)} <= on_b, "the last offsets of both tasks are in B's offsets topic"

@@ -28,7 +28,8 @@ def _start(path: Path, log: Path) -> subprocess.Popen[bytes]:
 
 
 def test_dedicated_exactly_once_survives_kills_and_fails_over_exactly(tmp_path: Path, broker: Broker,
-                                                                      broker_b: Broker, unique: str) -> None:
+                                                                      txn_broker_b: Broker, unique: str) -> None:
+    broker_b = txn_broker_b  # B holds transactions: behind the harness's read_committed proxy on Tansu
     topic, partitions, total = f"ledger{unique}", 2, 8000
     create_topic(broker.bootstrap, topic, partitions)
     path = tmp_path / "mm2.properties"

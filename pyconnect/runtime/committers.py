@@ -18,8 +18,8 @@ from collections.abc import Callable
 from typing import Any, Protocol
 
 from pyconnect.kafka.clients import Producer
+from pyconnect.runtime.connector_offsets import ConnectorOffsetStores
 from pyconnect.runtime.delivery import Delivery
-from pyconnect.storage.offset_store import OffsetStore
 
 log = logging.getLogger(__name__)
 
@@ -48,7 +48,7 @@ class FlushCommitter:
     """At-least-once: periodic offset flushes of acknowledged records."""
 
     def __init__(self, task_id: str, connector: str, producer: Producer, delivery: Delivery[Any],
-                 offsets: OffsetStore, flush_interval: float, flush_timeout: float,
+                 offsets: ConnectorOffsetStores, flush_interval: float, flush_timeout: float,
                  on_commit: Callable[[], None]) -> None:
         self._id, self._connector, self._producer, self._delivery = task_id, connector, producer, delivery
         self._offsets, self._interval, self._timeout = offsets, flush_interval, flush_timeout
@@ -84,6 +84,7 @@ class FlushCommitter:
             self._offsets.flush(self._timeout)
             for fut in futures:
                 fut.result(self._timeout)
+            self._offsets.copy_to_worker(self._connector, pending)
             self._on_commit()
         except Exception as exc:
             log.error("[%s] offset commit failed: %s", self._id, exc)

@@ -38,13 +38,8 @@ def _null_or_at_least_zero(_name: str, value: Any) -> str | None:
     return None if value is None or value >= 0 else "Value must be at least 0"
 
 
-def _separate_offsets_topic(_name: str, value: Any) -> str | None:
-    if value is None:
-        return None
-    if not str(value).strip():
-        return "String may not be empty"
-    return ("A separate offsets topic per connector is not supported by this runtime yet; remove the setting "
-            "to use the worker's offsets topic")
+def _non_empty_or_null(_name: str, value: Any) -> str | None:
+    return None if value is None or str(value).strip() else "String may not be empty"
 
 
 EOS = "Exactly Once Support"
@@ -77,8 +72,9 @@ COMMON = ConfigDef([
               documentation="With transaction.boundary=interval, how often tasks commit their transaction; "
               "unset, the worker's offset.flush.interval.ms.", validator=_null_or_at_least_zero),
     ConfigKey("offsets.storage.topic", ConfigType.STRING, None, Importance.LOW, group="offsets.topic", order=1,
-              documentation="A separate offsets topic for this connector (Connect's); not supported yet: "
-              "only the worker's offsets topic.", validator=_separate_offsets_topic),
+              documentation="The name of a separate offsets topic to use for this connector, created on the "
+              "cluster its producer writes to; unset, the worker's offsets topic (runtime/connector_offsets.py).",
+              validator=_non_empty_or_null),
     # Connect's transformation, predicate and error-handling keys: refused until the runtime applies
     # them, so that a config never looks accepted while it is ignored.
     ConfigKey("transforms", ConfigType.LIST, [], Importance.LOW, group="Transforms", order=1,

@@ -3,12 +3,13 @@ partition counts and per-topic settings of the worker config)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from pyconnect.config.worker import WorkerConfig
 from pyconnect.kafka.admin import Admin, TopicSpec
 from pyconnect.storage.log import KafkaLog, Log
+from pyconnect.storage.offset_store import OffsetStore
 
 LogFactory = Callable[[str, int], Log]
 
@@ -60,3 +61,26 @@ def _topic_conf(config: WorkerConfig, prefix: str) -> dict[str, str]:
             if k.startswith(prefix) and k[len(prefix):] not in skip}
     conf["cleanup.policy"] = "compact"
     return conf
+
+
+_CONNECTION = ("bootstrap.servers", "security.protocol", "ssl.", "sasl.", "client.dns.lookup", "socket.")
+
+
+def own_offset_store(config: WorkerConfig, topic: str, producer_conf: Mapping[str, str], committed: bool
+                     ) -> OffsetStore:
+    """A task's own offsets topic on the cluster its producer writes to (created as the worker's offsets
+    topic is: compacted, with its partition count and replication factor), as an unstarted store."""
+    connection = {k: v for k, v in producer_conf.items() if k.startswith(_CONNECTION)}
+    c = config.settings
+    try:
+        admin = Admin(connection)
+        admin.ensure_compacted_topic(TopicSpec(topic, c.offset_storage_partitions,
+                                               c.offset_storage_replication_factor,
+                                               _topic_conf(config, "offset.storage.")))
+        partitions = admin.topic_partitions().get(topic, c.offset_storage_partitions)
+    except Exception as exc:
+        raise RuntimeError(f"Could not create the connector's offsets topic {topic} on "
+                           f"{connection.get('bootstrap.servers')}, the cluster its producer writes to: "
+                           f"{type(exc).__name__}: {exc}") from exc
+    consumer = {**connection, **({"isolation.level": "read_committed"} if committed else {})}
+    return OffsetStore(KafkaLog(topic, partitions, connection, consumer))

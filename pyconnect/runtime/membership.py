@@ -82,6 +82,7 @@ class Membership:
         self._assignment: Assignment | None = None
         self._seq = 0
         self._last_sync = float("-inf")  # not in sync before the first read to the end
+        self.lapses = 0  # times this worker came back in sync after a session timeout out of it
         self._stopping = False  # guarded by _changed; ends the heartbeat loop
         self._thread: threading.Thread | None = None
 
@@ -116,7 +117,12 @@ class Membership:
         except Exception as exc:
             log.warning("membership topic not readable: %s", exc)
             return False
-        self._last_sync = self._clock.monotonic()
+        now = self._clock.monotonic()
+        if now - self._last_sync >= self.session_timeout and self._last_sync != float("-inf"):
+            # Back in sync after a lapse (a frozen process, a partition): whatever this worker ran may
+            # have run elsewhere meanwhile; the worker restarts from nothing (see Worker._loop).
+            self.lapses += 1
+        self._last_sync = now
         return True
 
     def in_sync(self) -> bool:

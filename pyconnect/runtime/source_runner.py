@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import threading
 import traceback
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from pyconnect.api.connector import SourceTask
 from pyconnect.api.converter import Serialize as Converter
@@ -16,20 +17,27 @@ from pyconnect.api.states import State
 from pyconnect.kafka.clients import Producer, new_producer
 from pyconnect.logging_context import context_thread, set_context
 from pyconnect.runtime.committers import Committer, FlushCommitter
+from pyconnect.runtime.connector_offsets import ConnectorOffsetStores
 from pyconnect.runtime.delivery import DeliveryContext, DeliveryFailed, HeldAcks, StopRequested, delivery_for
 from pyconnect.runtime.transactions import NO_PREFLIGHT, Preflight, TransactionalCommitter, TransactionSettings
 from pyconnect.runtime.worker_metrics import TaskMetricsRegistry
-from pyconnect.storage.offset_store import OffsetStore, canonical
+from pyconnect.storage.offset_store import canonical
 
 log = logging.getLogger(__name__)
 
 StatusCallback = Callable[[State, str | None], None]  # (state, trace)
 
 
+class OffsetLookup(Protocol):
+    """Where committed offsets are looked up (an OffsetStore, or a task's ConnectorOffsetStores)."""
+
+    def get(self, connector: str, partition: Mapping[str, Any]) -> dict[str, Any] | None: ...
+
+
 class ConnectorOffsetReader:
     """The task context's offset reader: this connector's committed offsets."""
 
-    def __init__(self, store: OffsetStore, connector: str) -> None:
+    def __init__(self, store: OffsetLookup, connector: str) -> None:
         self._store, self._connector = store, connector
 
     def offset(self, partition: SourcePartition) -> dict[str, Any] | None:
@@ -63,7 +71,7 @@ class SourceTaskRunner:
     """Owns the task instance, its producer and its offset commits."""
 
     def __init__(self, connector: str, index: int, task: SourceTask, config: Mapping[str, str],
-                 offsets: OffsetStore, settings: RunnerSettings, report: StatusCallback,
+                 offsets: ConnectorOffsetStores, settings: RunnerSettings, report: StatusCallback,
                  on_topic: Callable[[str], None] | None = None, preflight: Preflight | None = None) -> None:
         self.connector, self.index, self.task, self.config = connector, index, task, dict(config)
         self.id = f"{connector}-{index}"
@@ -125,6 +133,7 @@ class SourceTaskRunner:
         producer, committer = None, None
         try:
             producer = new_producer(self._producer_conf(), self._producer_stopped)
+            self._offsets.start(self._settings.flush_timeout + 25)
             committer = self._committer(producer)
             committer.start()
             # Read the offsets topic to its end first (as Connect's offset reader does): a task taking
@@ -174,14 +183,18 @@ class SourceTaskRunner:
             return FlushCommitter(self.id, self.connector, producer, self._delivery, self._offsets,
                                   settings.flush_interval, settings.flush_timeout, self.task.commit)
         assert self._held is not None
+        eos = dataclasses.replace(eos, offsets_partitions=self._offsets.primary.partitions)  # known once started
         return TransactionalCommitter(self.connector, producer, self._delivery, self._held, eos,
-                                      lambda: self._failure, self.task.commit, self._preflight)
+                                      lambda: self._failure, self.task.commit, self._preflight,
+                                      lambda offsets: self._offsets.copy_to_worker(self.connector, offsets))
 
     def _finish(self, committer: Committer, clean: bool) -> None:
         try:
             committer.finish(clean)
         except Exception as exc:
             log.error("[%s] final commit failed: %s", self.id, exc)
+        finally:
+            self._offsets.stop()
 
     def _drain(self, producer: Producer) -> int:
         """Wait for what is queued (up to the shutdown timeout); returns the records left unacknowledged."""

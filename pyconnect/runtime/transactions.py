@@ -32,6 +32,7 @@ from pyconnect.kafka import transactions as kt
 from pyconnect.kafka.clients import Producer, produce
 from pyconnect.kafka.partitioner import java_partition
 from pyconnect.runtime.delivery import Delivery, DeliveryFailed, HeldAcks
+from pyconnect.runtime.offset_tracker import Committable
 from pyconnect.storage.offset_store import offset_record
 
 log = logging.getLogger(__name__)
@@ -81,10 +82,12 @@ class TransactionalCommitter:
 
     def __init__(self, connector: str, producer: Producer, delivery: Delivery[Any], held: HeldAcks,
                  settings: TransactionSettings, failure: Callable[[], str | None],
-                 on_commit: Callable[[], None], preflight: Preflight = NO_PREFLIGHT) -> None:
+                 on_commit: Callable[[], None], preflight: Preflight = NO_PREFLIGHT,
+                 copy: Callable[[Committable], None] | None = None) -> None:
         self._connector, self._producer, self._delivery, self._held = connector, producer, delivery, held
         self._settings, self._failure, self._on_commit = settings, failure, on_commit
         self._preflight = preflight
+        self._copy = copy  # committed offsets to the worker's store, when the task has its own
         self._open = False
         self._last_commit = time.monotonic()
         self.transactions = 0  # committed, for the task's metrics and tests
@@ -130,7 +133,8 @@ class TransactionalCommitter:
         failure = self._failure()
         if failure is not None or remaining:
             raise DeliveryFailed(failure or f"{remaining} record(s) not acknowledged within {s.timeout}s")
-        for partition, offset in self._delivery.committable():
+        pending = self._delivery.committable()
+        for partition, offset in pending:
             key, value = offset_record(self._connector, partition, offset)
             partition_of = java_partition(key, s.offsets_partitions)  # where Connect's writer puts the key
             produce(self._producer, s.offsets_topic, value, key=key, partition=partition_of)
@@ -138,6 +142,8 @@ class TransactionalCommitter:
         self._open = False
         self._last_commit = time.monotonic()
         self.transactions += 1
+        if self._copy is not None and pending:
+            self._copy(pending)
         held, self._held[:] = list(self._held), []
         for hook, args in held:
             hook(*args)
@@ -149,7 +155,9 @@ class TransactionalCommitter:
         self._delivery.committable()  # acknowledged, but aborted: these offsets must never be written
         self._open = False
         try:
-            kt.abort(self._producer, self._settings.transactional_id, self._settings.timeout)
+            # Best effort, briefly: a fenced producer cannot abort (some brokers drop its connection, so
+            # the call would wait its whole timeout), and the broker aborts the transaction anyway when
+            # the id is registered again, by this task's next run or by its new owner.
+            kt.abort(self._producer, self._settings.transactional_id, min(self._settings.timeout, 5.0))
         except kt.TransactionFailed as exc:
-            # A fenced or dead producer cannot abort; the broker aborts for it when the id is re-registered.
             log.warning("%s", exc)

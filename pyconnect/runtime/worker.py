@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import logging
 import threading
 import time
@@ -12,13 +11,11 @@ from typing import Any
 
 from pyconnect.api.batch import BatchTask
 from pyconnect.api.connector import SourceTask
-from pyconnect.api.converter import Serialize
 from pyconnect.api.states import State, TargetState
 from pyconnect.api.task_id import TaskId
 from pyconnect.config.providers import resolve_config
 from pyconnect.config.worker import WorkerConfig
 from pyconnect.converters import converter_for, side_settings
-from pyconnect.kafka.config import to_librdkafka
 from pyconnect.logging_context import context_thread
 from pyconnect.logging_context import scope as log_scope
 from pyconnect.plugins import PluginRegistry, registry
@@ -26,11 +23,11 @@ from pyconnect.runtime import metrics
 from pyconnect.runtime.assignment import WorkerAssignment, assign
 from pyconnect.runtime.batch_runner import BatchTaskRunner
 from pyconnect.runtime.connector_runner import ConnectorRunner, connector_instance
-from pyconnect.runtime.fencing import TaskPreflight, fence_pending, transactional_id
-from pyconnect.runtime.internal_topics import InternalTopics, LogFactory, kafka_log_factory
+from pyconnect.runtime.fencing import TaskPreflight, fence_pending
+from pyconnect.runtime.internal_topics import InternalTopics, LogFactory, kafka_log_factory, own_offset_store
 from pyconnect.runtime.membership import Membership
 from pyconnect.runtime.source_runner import ConnectorOffsetReader, RunnerSettings, SourceTaskRunner
-from pyconnect.runtime.transactions import Boundary, TransactionSettings
+from pyconnect.runtime.task_setup import TaskSetup
 from pyconnect.runtime.worker_metrics import WorkerCollector
 from pyconnect.runtime.worker_scope import WorkerScope
 from pyconnect.storage.config_store import ConfigSnapshot, ConfigStore
@@ -78,6 +75,8 @@ class Worker:
             flush_timeout=settings.offset_flush_timeout_ms / 1000.0,
             shutdown_timeout=settings.task_shutdown_graceful_timeout_ms / 1000.0,
         )
+        self._setup = TaskSetup(config, self._settings, self.offsets, self.topics.offsets,
+                                lambda topic, producer, committed: own_offset_store(config, topic, producer, committed))
         self.connectors: dict[str, ConnectorRunner] = {}
         self.tasks: dict[TaskId, SourceTaskRunner | BatchTaskRunner | _FailedTask] = {}
         self._task_configs: dict[TaskId, dict[str, str]] = {}
@@ -89,6 +88,7 @@ class Worker:
         self._stopping = threading.Event()
         self._thread: threading.Thread | None = None
         self._generation = 0
+        self._lapses_seen = 0
         self._last_tick = time.monotonic()
         self.started = threading.Event()
 
@@ -142,6 +142,7 @@ class Worker:
             if self._stopping.is_set():
                 break
             try:
+                self._after_lapse()
                 now = time.monotonic()
                 if now >= next_sync:
                     self.membership.sync(self.membership.heartbeat_interval)
@@ -154,6 +155,7 @@ class Worker:
                         fence_pending(self.configs, self.config.group_id, self._settings.producer_conf,
                                       self._settings.flush_timeout + 25)
                     self._rebalance_if_needed()
+                self._after_lapse()  # again: the sync just above may have ended a lapse
                 self._reconcile()
             except Exception:
                 log.exception("worker loop error")
@@ -169,6 +171,21 @@ class Worker:
             log.info("publishing assignment for %d worker(s): %s", len(workers),
                      {w: (len(a.connectors), len(a.tasks)) for w, a in desired.items()})
             self.membership.publish(desired)
+
+    def _after_lapse(self) -> None:
+        """A worker that was out of sync for a session timeout has been replaced: its tasks and
+        connectors ran elsewhere, and exactly-once tasks were fenced. Like a Connect worker that lost
+        its group membership, it stops everything and takes work again from the current assignment."""
+        lapses = self.membership.lapses
+        if lapses == self._lapses_seen:
+            return
+        self._lapses_seen = lapses
+        log.warning("worker %s was out of sync with its cluster for a session timeout or more: stopping its "
+                    "%d task(s) and %d connector(s), which may have run elsewhere meanwhile", self.worker_id,
+                    len(self.tasks), len(self.connectors))
+        self._stop_tasks(list(self.tasks))
+        for name in list(self.connectors):
+            self._stop_connector(name)
 
     def loop_alive(self, within: float = 30.0) -> bool:
         """False if the main loop has not come round for `within` seconds (a hung reconcile)."""
@@ -252,12 +269,24 @@ class Worker:
     # connectors and tasks --------------------------------------------------------------------
 
     def _report(self, connector: str, task: int | None) -> Callable[..., None]:
+        # The generation of the assignment the runner was started under, not the worker's latest: a
+        # runner that outlived its assignment (a frozen worker's) must not pass for the current owner.
+        generation, lapses = self._generation, self.membership.lapses
+
         def report(state: State, trace: str | None, progress: dict[str, Any] | None = None) -> None:
-            status = Status(state, self.worker_id, self._generation, trace, progress)
+            if self.membership.lapses != lapses or not self.membership.in_sync():
+                # This worker has been (or is) out of its cluster for a session timeout: its runners
+                # are being stopped and their work may run elsewhere; a status from them would be stale.
+                log.info("not reporting %s for %s%s: the worker lost its assignment", state, connector,
+                         "" if task is None else f"-{task}")
+                return
+            status = Status(state, self.worker_id, generation, trace, progress)
+            # Connect's putSafe for failures and shutdowns: never over a newer owner's status.
+            safe = state in (State.FAILED, State.UNASSIGNED)
             if task is None:
-                self.statuses.put_connector(connector, status)
+                self.statuses.put_connector(connector, status, safe)
             else:
-                self.statuses.put_task(connector, task, status)
+                self.statuses.put_task(connector, task, status, safe)
         return report
 
     def _start_connector(self, name: str, snapshot: ConfigSnapshot) -> None:
@@ -287,13 +316,8 @@ class Worker:
                 runner = BatchTaskRunner(name, index, task_class(), task_config, self.offsets, report,
                                          self._settings.flush_timeout + 25)
             else:
-                settings = self._task_settings(snapshot.connectors[name])
-                preflight = None
-                if self.config.settings.exactly_once:
-                    settings = self._transactional(settings, task_id, snapshot.connectors[name])
-                    preflight = TaskPreflight(task_id, self.configs.snapshot, self._owns, settings.flush_timeout + 55)
-                runner = SourceTaskRunner(name, index, task_class(), task_config, self.offsets, settings, report,
-                                          on_topic, preflight)
+                runner = self._source_runner(task_id, task_class(), task_config, snapshot.connectors[name], report,
+                                             on_topic)
         except Exception as exc:
             report(State.FAILED, "".join(traceback.format_exception(exc)))
             self.tasks[task_id] = _FailedTask(task_id)
@@ -312,42 +336,22 @@ class Worker:
         self._wake.set()
         return True
 
-    def _task_settings(self, connector_config: Mapping[str, str]) -> RunnerSettings:
-        """Connect's per-connector settings: `producer.override.<key>`, and `key.converter` /
-        `value.converter` (with their `.schemas.enable`) in place of the worker's."""
-        prefix = "producer.override."
-        overrides = {k[len(prefix):]: v for k, v in connector_config.items() if k.startswith(prefix)}
-        settings = self._settings
-        if overrides:
-            conf = {**settings.producer_conf, **to_librdkafka(overrides, "producer")}
-            settings = dataclasses.replace(settings, producer_conf=conf)
-        key, value = (self._connector_converter(connector_config, side) for side in ("key", "value"))
-        if key is not None:
-            settings = dataclasses.replace(settings, key_converter=key)
-        if value is not None:
-            settings = dataclasses.replace(settings, value_converter=value)
-        return settings
-
-    def _transactional(self, settings: RunnerSettings, task_id: TaskId,
-                       connector_config: Mapping[str, str]) -> RunnerSettings:
-        """An exactly-once task's settings: its transactional.id, transaction boundary and offsets topic."""
-        boundary = Boundary(str(connector_config.get("transaction.boundary") or "poll").strip().lower())
-        interval = connector_config.get("transaction.boundary.interval.ms")
-        transactions = TransactionSettings(
-            transactional_id(self.config.group_id, task_id), boundary,
-            int(interval) / 1000.0 if interval else settings.flush_interval,
-            self.topics.offsets, self.offsets.partitions, settings.flush_timeout + 25)
-        return dataclasses.replace(settings, transactions=transactions)
+    def _source_runner(self, task_id: TaskId, task: SourceTask, task_config: dict[str, str],
+                       connector_config: Mapping[str, str], report: Callable[..., None],
+                       on_topic: Callable[[str], None] | None) -> SourceTaskRunner:
+        setup = self._setup
+        settings = setup.settings(connector_config)
+        stores = setup.offset_stores(settings, connector_config)
+        preflight = None
+        if self.config.settings.exactly_once:
+            settings = setup.transactional(settings, task_id, connector_config, stores,
+                                           setup.primary_topic(connector_config, stores))
+            preflight = TaskPreflight(task_id, self.configs.snapshot, self._owns, settings.flush_timeout + 55)
+        return SourceTaskRunner(task_id.connector, task_id.task, task, task_config, stores, settings, report,
+                                on_topic, preflight)
 
     def _owns(self, task_id: TaskId) -> bool:
         return task_id in self.my_assignment().tasks
-
-    @staticmethod
-    def _connector_converter(connector_config: Mapping[str, str], side: str) -> Serialize | None:
-        name = connector_config.get(f"{side}.converter")
-        if not name:
-            return None
-        return converter_for(name, side_settings(connector_config, side), side == "key")
 
     def _stop_tasks(self, task_ids: list[TaskId]) -> None:
         runners = [self.tasks.pop(t) for t in task_ids if t in self.tasks]

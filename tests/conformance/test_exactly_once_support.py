@@ -127,7 +127,7 @@ def test_one_task_to_one_task_needs_no_fencing() -> None:
 
 
 def test_source_connector_keys_of_exactly_once() -> None:
-    """SourceConnectorConfig's keys: defaults and validators; a separate offsets topic is refused, not ignored."""
+    """SourceConnectorConfig's keys: defaults and validators."""
     from pyconnect.runtime.connector_config import COMMON
     values = COMMON.validate_all({"name": "c", "connector.class": "X"})
     assert (values["exactly.once.support"].value, values["transaction.boundary"].value) == ("requested", "poll")
@@ -138,4 +138,6 @@ def test_source_connector_keys_of_exactly_once() -> None:
     assert bad["transaction.boundary"].errors[0].endswith("String must be one of (case insensitive): poll, interval, "
                                                           "connector")
     assert bad["transaction.boundary.interval.ms"].errors[0].endswith("Value must be at least 0")
-    assert "not supported by this runtime yet" in bad["offsets.storage.topic"].errors[0]
+    assert bad["offsets.storage.topic"].errors == []
+    assert COMMON.validate_all({"offsets.storage.topic": " "})["offsets.storage.topic"].errors[0].endswith(
+        "String may not be empty")

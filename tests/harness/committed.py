@@ -20,7 +20,7 @@ from tests.harness.kafka_io import Record, partition_count, read_all
 _ABORT = 0
 
 
-def _recv(sock: socket.socket, n: int) -> bytes:
+def recv_exact(sock: socket.socket, n: int) -> bytes:
     buf = b""
     while len(buf) < n:
         chunk = sock.recv(n - len(buf))
@@ -30,15 +30,22 @@ def _recv(sock: socket.socket, n: int) -> bytes:
     return buf
 
 
-def _varint(buf: bytes, pos: int) -> tuple[int, int]:
+def uvarint(buf: bytes, pos: int) -> tuple[int, int]:
+    """An unsigned varint (Kafka's flexible-version fields): (value, position after it)."""
     shift = result = 0
     while True:
         b = buf[pos]
         pos += 1
         result |= (b & 0x7F) << shift
         if not b & 0x80:
-            return (result >> 1) ^ -(result & 1), pos
+            return result, pos
         shift += 7
+
+
+def _varint(buf: bytes, pos: int) -> tuple[int, int]:
+    """A zig-zag varint (record fields)."""
+    value, pos = uvarint(buf, pos)
+    return (value >> 1) ^ -(value & 1), pos
 
 
 def _fetch(sock: socket.socket, topic: str, partition: int, offset: int, corr: int) -> bytes:
@@ -48,7 +55,7 @@ def _fetch(sock: socket.socket, topic: str, partition: int, offset: int, corr: i
     body += struct.pack(">iiqi", 1, partition, offset, 1 << 20)
     msg = struct.pack(">hhih", 1, 4, corr, 7) + b"harness" + body
     sock.sendall(struct.pack(">i", len(msg)) + msg)
-    data = _recv(sock, struct.unpack(">i", _recv(sock, 4))[0])
+    data = recv_exact(sock, struct.unpack(">i", recv_exact(sock, 4))[0])
     pos = 8 + 4  # correlation id, throttle time, topic count
     (name_len,) = struct.unpack_from(">h", data, pos)
     pos += 2 + name_len + 4 + 4  # topic name, partition count, partition id
@@ -62,7 +69,7 @@ def _fetch(sock: socket.socket, topic: str, partition: int, offset: int, corr: i
     return data[pos + 4:pos + 4 + max(size, 0)]
 
 
-def _batches(data: bytes) -> list[tuple[int, int, int, bool, bool, int | None]]:
+def record_batches(data: bytes) -> list[tuple[int, int, int, bool, bool, int | None]]:
     """(first offset, last offset, producer id, transactional, control, control type) per whole batch."""
     out, pos = [], 0
     while pos + 12 <= len(data):
@@ -89,7 +96,7 @@ def aborted_offsets(address: str, topic: str, partition: int) -> set[int]:
     with socket.create_connection((host, int(port)), timeout=10) as sock:
         while True:
             corr += 1
-            batches = _batches(_fetch(sock, topic, partition, offset, corr))
+            batches = record_batches(_fetch(sock, topic, partition, offset, corr))
             if not batches:
                 return aborted
             for first, last, pid, transactional, control, kind in batches:
