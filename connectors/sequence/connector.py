@@ -35,10 +35,16 @@ CONFIG = ConfigDef([
               "Failure drill: raise once when this sequence number is reached; a task restarted from there "
               "carries on (a transient failure)."),
     ConfigKey("fail.task", ConfigType.INT, -1, Importance.LOW, "Only this task fails (-1: every task)."),
+    ConfigKey("stop.delay.ms", ConfigType.LONG, 0, Importance.LOW,
+              "Slow-stop drill: stop() takes this long, as a task closing a slow external system does, so the "
+              "task's last offset commit comes that much later (e.g. to watch a hand-over between workers).",
+              validator=at_least(0)),
 ])
 
 
 class SequenceSourceTask(SourceTask):
+    stop_delay = 0.0  # seconds; also for a stop() before start()
+
     def start(self, config: Mapping[str, str]) -> None:
         values = CONFIG.parse(config)
         self.topic = str(values["topic"])
@@ -48,6 +54,7 @@ class SequenceSourceTask(SourceTask):
         self.batch = int(values["batch.size"])
         fail_task = int(values["fail.task"])
         self.fail_at = int(values["fail.at"]) if fail_task in (-1, self.index) else -1
+        self.stop_delay = int(values["stop.delay.ms"]) / 1000.0
         self.partition = {"task": self.index}
         assert self.context is not None
         committed = self.context.offset_storage_reader.offset(self.partition)
@@ -85,6 +92,8 @@ class SequenceSourceTask(SourceTask):
 
     def stop(self) -> None:
         self.stopped = True
+        if self.stop_delay:
+            time.sleep(self.stop_delay)
 
 
 class SequenceSourceConnector(SourceConnector):

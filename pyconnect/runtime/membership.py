@@ -4,15 +4,19 @@ librdkafka cannot speak Connect's group protocol, so workers coordinate through 
 topic with exactly one partition. Because every worker reads the same records in the same order,
 the rules below give every worker the same answer without any other channel:
 
-* Heartbeats: `worker-<id>` = {session, url, seq, ts}, every `heartbeat.interval.ms`. A graceful
-  stop writes {left: true}. A member is live while its seq keeps advancing within
-  `session.timeout.ms` of the reader's clock (records replayed at start are aged by their `ts`).
+* Heartbeats: `worker-<id>` = {session, url, seq, ts, applied}, every `heartbeat.interval.ms`, and at
+  once when the worker has applied a new assignment generation (`applied`: everything outside its
+  share of that generation is stopped). A graceful stop writes {left: true}. A member is live while
+  its seq keeps advancing within `session.timeout.ms` of the reader's clock (records replayed at start
+  are aged by their `ts`).
 * Leadership: `claim-<id>` = {session, leader_epoch}. A claim whose epoch is higher than every
   earlier one wins; later claims of the same epoch lose. A worker claims only when the current
   leader is dead and it is the longest-joined live member, so normally exactly one claims.
-* Assignments: `assignment` = {leader, leader_session, leader_epoch, generation, assignment}. It
-  is accepted only from the current leader's session and epoch, and only if its generation is
-  newer. A deposed leader's writes are therefore ignored by everyone (fencing).
+* Assignments: `assignment` = {leader, leader_session, leader_epoch, generation, assignment, revoked}.
+  It is accepted only from the current leader's session and epoch, and only if its generation is
+  newer. A deposed leader's writes are therefore ignored by everyone (fencing). A unit moving between
+  two live workers is first revoked, then placed once its old owner's `applied` confirms the stop
+  (handover.py states the invariant).
 * Self-fencing: a worker that cannot read the topic for a session timeout assumes it may have
   been replaced and stops its tasks (see `Membership.in_sync`).
 
@@ -37,6 +41,7 @@ from pyconnect.runtime.membership_records import (
     LeaderClaim,
     Leave,
     MembershipRecord,
+    Revocation,
     decode,
     encode,
 )
@@ -58,6 +63,7 @@ class Member:
     join_order: int  # log offset of the first heartbeat of this session
     last_seen: float  # monotonic seconds
     left: bool = False
+    applied: int = 0  # the newest assignment generation its heartbeats say it has applied
 
 
 class Membership:
@@ -81,6 +87,8 @@ class Membership:
         self._leader_epoch = 0
         self._assignment: Assignment | None = None
         self._seq = 0
+        self._applied = 0  # the generation this worker reports as applied; both guarded by _beat_lock
+        self._beat_lock = threading.Lock()  # the heartbeat thread and report_applied both beat
         self._last_sync = float("-inf")  # not in sync before the first read to the end
         self.lapses = 0  # times this worker came back in sync after a session timeout out of it
         self._stopping = False  # guarded by _changed; ends the heartbeat loop
@@ -124,6 +132,11 @@ class Membership:
             self.lapses += 1
         self._last_sync = now
         return True
+
+    @property
+    def clock(self) -> Clock:
+        """The clock this membership reads (the real one unless a test injected another)."""
+        return self._clock
 
     def in_sync(self) -> bool:
         """False once this worker has been unable to read the topic for a session timeout."""
@@ -207,14 +220,21 @@ class Membership:
         self.sync()
         return self.is_leader()
 
-    def publish(self, workers: Mapping[str, WorkerAssignment]) -> bool:
+    def next_generation(self) -> int:
+        """The generation the next `publish` will write (one past the accepted assignment's)."""
+        with self._lock:
+            return (self._assignment.generation if self._assignment else 0) + 1
+
+    def publish(self, workers: Mapping[str, WorkerAssignment],
+                revoked: Mapping[str, Revocation] | None = None) -> bool:
         """Leader only: write a new assignment (fenced by epoch); returns False if not leader."""
         with self._lock:
             if not self.is_leader():
                 return False
-            generation = (self._assignment.generation if self._assignment else 0) + 1
+            generation = self.next_generation()
             epoch = self._leader_epoch
-        self._send(Assignment(self.worker_id, self.session, self.url, epoch, generation, dict(workers)))
+        self._send(Assignment(self.worker_id, self.session, self.url, epoch, generation, dict(workers),
+                              dict(revoked or {})))
         self._log.flush(10)
         self.sync()
         return True
@@ -228,9 +248,19 @@ class Membership:
     def _now_ms(self) -> int:
         return int(self._clock.time() * 1000)
 
+    def report_applied(self, generation: int) -> None:
+        """Say that every unit outside this worker's share of `generation` is stopped: a heartbeat goes out
+        at once (not at the next interval), since a leader waits for it to hand those units over."""
+        with self._beat_lock:
+            if generation <= self._applied:
+                return
+            self._applied = generation
+        self._heartbeat()
+
     def _heartbeat(self) -> None:
-        self._seq += 1
-        self._send(Heartbeat(self.worker_id, self.session, self.url, self._seq, self._now_ms()))
+        with self._beat_lock:
+            self._seq += 1
+            self._send(Heartbeat(self.worker_id, self.session, self.url, self._seq, self._now_ms(), self._applied))
 
     def _heartbeat_loop(self) -> None:
         while True:
@@ -288,9 +318,13 @@ class Membership:
         seen = self._clock.monotonic() - age
         member = self._members.get(beat.worker)
         if member is None or member.session != beat.session:
-            self._members[beat.worker] = Member(beat.worker, beat.session, beat.url, beat.seq, offset, seen)
+            self._members[beat.worker] = Member(beat.worker, beat.session, beat.url, beat.seq, offset, seen,
+                                                applied=beat.applied)
             return True
-        if beat.seq > member.seq:
-            member.seq = beat.seq
-            member.last_seen = max(member.last_seen, seen)
-        return False
+        if beat.seq <= member.seq:
+            return False
+        member.seq = beat.seq
+        member.last_seen = max(member.last_seen, seen)
+        # A new applied generation may complete a hand-over: a change, so the leader's loop wakes for it.
+        changed, member.applied = beat.applied != member.applied, beat.applied
+        return changed

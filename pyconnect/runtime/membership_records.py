@@ -2,8 +2,13 @@
 
 Keys name the record type: `worker-<id>` (a heartbeat, or a leave once `left` is set), `claim-<id>`
 (a leadership claim) and `assignment`. Values are compact JSON objects whose fields appear in a fixed
-order; `to_json` writes exactly the bytes earlier versions wrote, and `from_json` reads their records,
-filling the fields they could omit with the same defaults earlier versions applied.
+order; `from_json` reads the records of earlier versions, filling the fields they could omit with the
+same defaults earlier versions applied.
+
+Fields added for the hand-over (handover.py), a heartbeat's `applied` and an assignment's `revoked`,
+are written after the older fields and only when they say something (`applied` > 0, `revoked` not
+empty): every other record is exactly the bytes earlier versions wrote, and earlier readers, which
+ignore unknown fields, read the rest of a record that carries them.
 """
 
 from __future__ import annotations
@@ -48,13 +53,16 @@ def _names(entry: Any, name: str) -> list[str]:
 
 @dataclass(frozen=True)
 class Heartbeat:
-    """`worker-<id>`: a worker of a session is alive; `seq` grows with every beat, `ts` is wall-clock ms."""
+    """`worker-<id>`: a worker of a session is alive; `seq` grows with every beat, `ts` is wall-clock ms.
+    `applied` is the newest assignment generation the worker has applied: every connector and task not
+    in its share of that generation is stopped (0: none yet, or a worker of an earlier version)."""
 
     worker: str
     session: str
     url: str = ""
     seq: int = 0
     ts: int = 0
+    applied: int = 0
 
     @property
     def key(self) -> str:
@@ -63,8 +71,11 @@ class Heartbeat:
 
     def to_json(self) -> bytes:
         """The record value."""
-        return orjson.dumps({"worker": self.worker, "session": self.session, "url": self.url, "seq": self.seq,
-                             "ts": self.ts})
+        fields: dict[str, Any] = {"worker": self.worker, "session": self.session, "url": self.url, "seq": self.seq,
+                                  "ts": self.ts}
+        if self.applied:
+            fields["applied"] = self.applied
+        return orjson.dumps(fields)
 
     @classmethod
     def from_json(cls, raw: bytes) -> Self:
@@ -74,7 +85,7 @@ class Heartbeat:
     @classmethod
     def _from_fields(cls, f: Mapping[str, Any]) -> Self:
         return cls(_required(f, "worker"), _required(f, "session"), str(f.get("url", "")), _int(f, "seq", 0),
-                   _int(f, "ts", 0))
+                   _int(f, "ts", 0), _int(f, "applied", 0))
 
 
 @dataclass(frozen=True)
@@ -136,9 +147,31 @@ class LeaderClaim:
 
 
 @dataclass(frozen=True)
+class Revocation:
+    """Units taken from a live worker and given to nobody until it confirms it stopped them: its heartbeat's
+    `applied` reaches `generation` (see handover.py)."""
+
+    connectors: frozenset[str] = frozenset()
+    tasks: frozenset[TaskId] = frozenset()
+    generation: int = 0
+
+    def to_fields(self) -> dict[str, Any]:
+        """The JSON object of one worker's revocation."""
+        return {"connectors": sorted(self.connectors), "tasks": [str(t) for t in sorted(self.tasks)],
+                "generation": self.generation}
+
+    @classmethod
+    def from_fields(cls, entry: Any) -> Self:
+        """Parse one worker's revocation; ValueError if it is not one."""
+        return cls(frozenset(_names(entry, "connectors")), frozenset(TaskId.parse(t) for t in _names(entry, "tasks")),
+                   _int(entry, "generation", 0))
+
+
+@dataclass(frozen=True)
 class Assignment:
     """`assignment`: the leader's placement of connectors and tasks on workers, fenced by its session and
-    epoch and ordered by `generation`."""
+    epoch and ordered by `generation`; `revoked` names, per worker, what it must stop before anyone else
+    gets it."""
 
     leader: str
     leader_session: str
@@ -146,6 +179,7 @@ class Assignment:
     leader_epoch: int
     generation: int
     workers: dict[str, WorkerAssignment] = field(default_factory=dict)
+    revoked: dict[str, Revocation] = field(default_factory=dict)
 
     @property
     def key(self) -> str:
@@ -158,12 +192,15 @@ class Assignment:
 
     def to_json(self) -> bytes:
         """The record value (workers in the order given, their connectors and tasks sorted)."""
-        return orjson.dumps({
+        fields: dict[str, Any] = {
             "leader": self.leader, "leader_session": self.leader_session, "leader_url": self.leader_url,
             "leader_epoch": self.leader_epoch, "generation": self.generation,
             "assignment": {w: {"connectors": sorted(a.connectors), "tasks": [str(t) for t in sorted(a.tasks)]}
                            for w, a in self.workers.items()},
-        })
+        }
+        if self.revoked:
+            fields["revoked"] = {w: r.to_fields() for w, r in sorted(self.revoked.items())}
+        return orjson.dumps(fields)
 
     @classmethod
     def from_json(cls, raw: bytes) -> Self:
@@ -173,13 +210,15 @@ class Assignment:
     @classmethod
     def _from_fields(cls, f: Mapping[str, Any]) -> Self:
         placed = f.get("assignment", {})
-        if not isinstance(placed, dict):
+        revoked = f.get("revoked", {})
+        if not isinstance(placed, dict) or not isinstance(revoked, dict):
             raise ValueError("membership assignment without an object of workers")
         workers = {str(w): WorkerAssignment(frozenset(_names(a, "connectors")),
                                             frozenset(TaskId.parse(t) for t in _names(a, "tasks")))
                    for w, a in placed.items()}
         return cls(_required(f, "leader"), _required(f, "leader_session"), str(f.get("leader_url", "")),
-                   _int(f, "leader_epoch", -1), _int(f, "generation", 0), workers)
+                   _int(f, "leader_epoch", -1), _int(f, "generation", 0), workers,
+                   {str(w): Revocation.from_fields(r) for w, r in revoked.items()})
 
 
 MembershipRecord = Heartbeat | Leave | LeaderClaim | Assignment

@@ -20,12 +20,13 @@ from pyconnect.logging_context import context_thread
 from pyconnect.logging_context import scope as log_scope
 from pyconnect.plugins import PluginRegistry, registry
 from pyconnect.runtime import metrics
-from pyconnect.runtime.assignment import WorkerAssignment, assign
+from pyconnect.runtime.assignment import WorkerAssignment
 from pyconnect.runtime.batch_runner import BatchTaskRunner
 from pyconnect.runtime.connector_runner import ConnectorRunner, connector_instance
 from pyconnect.runtime.fencing import TaskPreflight, fence_pending
+from pyconnect.runtime.handover import HandOver
 from pyconnect.runtime.internal_topics import InternalTopics, LogFactory, kafka_log_factory, own_offset_store
-from pyconnect.runtime.membership import Membership
+from pyconnect.runtime.membership import Assignment, Membership
 from pyconnect.runtime.source_runner import ConnectorOffsetReader, RunnerSettings, SourceTaskRunner
 from pyconnect.runtime.task_setup import TaskSetup
 from pyconnect.runtime.worker_metrics import WorkerCollector
@@ -89,6 +90,9 @@ class Worker:
         self._thread: threading.Thread | None = None
         self._generation = 0
         self._lapses_seen = 0
+        # The leader's hand-over bookkeeping: an old owner that has not confirmed a revocation within a
+        # session timeout is treated as dead for the unit (handover.py).
+        self._handover = HandOver(self.membership.clock, self.membership.session_timeout)
         self._last_tick = time.monotonic()
         self.started = threading.Event()
 
@@ -163,14 +167,16 @@ class Worker:
 
     def _rebalance_if_needed(self) -> None:
         snapshot = self.configs.snapshot()
-        workers = sorted(self.membership.live_members())
+        live = {w: m.applied for w, m in self.membership.live_members().items()}
         current = self.membership.assignment
-        previous = current.workers if current else {}
-        desired = assign(workers, snapshot.connectors, snapshot.task_ids(), previous)
-        if current is None or current.leader_epoch != self.membership.leader_epoch or desired != previous:
-            log.info("publishing assignment for %d worker(s): %s", len(workers),
-                     {w: (len(a.connectors), len(a.tasks)) for w, a in desired.items()})
-            self.membership.publish(desired)
+        # Units moving off a live worker are revoked first and placed once it confirms (handover.py).
+        plan = self._handover.plan(live, current, snapshot.connectors, snapshot.task_ids(),
+                                   self.membership.next_generation())
+        if current is None or current.leader_epoch != self.membership.leader_epoch or not plan.same_as(current):
+            log.info("publishing assignment for %d worker(s): %s, revoked: %s", len(live),
+                     {w: (len(a.connectors), len(a.tasks)) for w, a in plan.workers.items()},
+                     {w: (len(r.connectors), len(r.tasks)) for w, r in plan.revoked.items()})
+            self.membership.publish(plan.workers, plan.revoked)
 
     def _after_lapse(self) -> None:
         """A worker that was out of sync for a session timeout has been replaced: its tasks and
@@ -191,16 +197,17 @@ class Worker:
         """False if the main loop has not come round for `within` seconds (a hung reconcile)."""
         return time.monotonic() - self._last_tick < within
 
-    def my_assignment(self) -> WorkerAssignment:
-        assignment = self.membership.assignment
+    def my_assignment(self, assignment: Assignment | None = None) -> WorkerAssignment:
+        """This worker's share of `assignment` (default: the newest accepted), nothing while self-fenced."""
+        assignment = assignment or self.membership.assignment
         if assignment is None or not self.membership.in_sync():
             return WorkerAssignment()  # self-fenced: we may have been replaced
         return assignment.of(self.worker_id)
 
     def _reconcile(self) -> None:
         snapshot = self.configs.snapshot()
-        mine = self.my_assignment()
-        assignment = self.membership.assignment
+        assignment = self.membership.assignment  # read once: `applied` below must name what was applied
+        mine = self.my_assignment(assignment)
         self._generation = assignment.generation if assignment else self._generation
         self._handle_restarts(snapshot, mine)
         with self._lock:
@@ -218,6 +225,8 @@ class Worker:
             self._stop_connector(name)
             if name not in snapshot.connectors:  # deleted: its statuses go too, as in Connect
                 self.statuses.delete_connector(name, max(self.statuses.tasks(name), default=-1) + 1)
+        if assignment is not None:  # all outside our share is stopped (joined): the leader may hand it on
+            self.membership.report_applied(assignment.generation)
         for name in sorted(mine.connectors):
             if name not in snapshot.connectors:
                 continue

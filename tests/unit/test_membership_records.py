@@ -1,13 +1,29 @@
-"""Membership records: the dataclasses write the JSON earlier versions wrote, and read their topics."""
+"""Membership records: the dataclasses write the JSON earlier versions wrote, and read their topics.
+
+The hand-over added two fields (a heartbeat's `applied`, an assignment's `revoked`). They are written only
+when set, after the older fields, so a record without them is still byte for byte the previous version's
+(the tests on PREVIOUS below are unchanged), and a record with them is the previous bytes plus the new
+field, which readers of the previous version ignore (they read fields by name).
+"""
 
 from __future__ import annotations
+
+import dataclasses
 
 import pytest
 
 from pyconnect.api.task_id import TaskId
 from pyconnect.runtime.assignment import WorkerAssignment
 from pyconnect.runtime.membership import Membership
-from pyconnect.runtime.membership_records import Assignment, Heartbeat, LeaderClaim, Leave, decode, encode
+from pyconnect.runtime.membership_records import (
+    Assignment,
+    Heartbeat,
+    LeaderClaim,
+    Leave,
+    Revocation,
+    decode,
+    encode,
+)
 from pyconnect.storage.log import MemoryLog, MemoryTopic
 from tests.harness.clock import FakeClock
 
@@ -46,6 +62,41 @@ def test_each_record_type_round_trips(kind: str) -> None:
     assert type(record).from_json(record.to_json()) == record
 
 
+# The same records with the hand-over's fields set: the previous version's bytes plus one field at the end.
+HANDOVER = {
+    "heartbeat": (dataclasses.replace(RECORDS["heartbeat"], applied=7), b',"applied":7}'),
+    "assignment": (dataclasses.replace(RECORDS["assignment"], revoked={
+        "a": Revocation(frozenset(), frozenset({TaskId("c2", 1)}), 5),
+        "b": Revocation(frozenset({"c3"}), frozenset(), 4)}),
+        b',"revoked":{"a":{"connectors":[],"tasks":["c2-1"],"generation":5},'
+        b'"b":{"connectors":["c3"],"tasks":[],"generation":4}}}'),
+}
+
+
+@pytest.mark.parametrize("kind", sorted(HANDOVER))
+def test_hand_over_fields_are_appended_to_the_previous_versions_bytes(kind: str) -> None:
+    record, tail = HANDOVER[kind]
+    key, value = PREVIOUS[kind]
+    assert encode(record) == (key, value[:-1] + tail)
+    assert decode(key, value[:-1] + tail) == record
+    assert decode(key, value) == RECORDS[kind], "without the field: applied 0, nothing revoked"
+
+
+def test_a_worker_of_this_version_reports_what_it_applied() -> None:
+    clock = FakeClock()
+    topic = MemoryTopic()
+    a = Membership(MemoryLog(topic), "a", "http://a", 10_000, 3_000, clock=clock)
+    a.start()
+    clock.await_sleeper("membership-heartbeat-a")
+    assert a.live_members()["a"].applied == 0
+    a.report_applied(3)
+    a.report_applied(2)  # never backwards
+    assert a.live_members()["a"].applied == 3
+    beats = [decode(k, v) for k, v, _p, _o in topic.records if k == b"worker-a" and v is not None]
+    assert [b.applied for b in beats if isinstance(b, Heartbeat)] == [0, 3], "one prompt beat, not a second"
+    a.stop()
+
+
 def test_fields_earlier_writers_left_out_take_the_defaults_they_had() -> None:
     assert decode(b"claim-b", b'{"worker":"b","session":"s"}') == LeaderClaim("b", "s", 0, "", 0)
     assert decode(b"worker-b", b'{"worker":"b","session":"s"}') == Heartbeat("b", "s", "", 0, 0)
@@ -57,6 +108,9 @@ def test_fields_earlier_writers_left_out_take_the_defaults_they_had() -> None:
     (b"worker-a", b"not json"), (b"worker-a", b"[1]"), (b"worker-a", b'{"session":"s"}'),
     (b"claim-a", b'{"worker":"a","session":"s","leader_epoch":null}'), (b"\xff", b"{}"),
     (b"assignment", b'{"leader":"a","leader_session":"s","assignment":{"a":["c-0"]}}'),
+    (b"assignment", b'{"leader":"a","leader_session":"s","assignment":{},"revoked":["a"]}'),
+    (b"assignment", b'{"leader":"a","leader_session":"s","assignment":{},"revoked":{"a":{"tasks":["x"]}}}'),
+    (b"worker-a", b'{"worker":"a","session":"s","applied":null}'),
 ])
 def test_malformed_records_are_value_errors(key: bytes, value: bytes) -> None:
     with pytest.raises(ValueError):
