@@ -1,0 +1,99 @@
+"""Java's text conventions that transform configs are written in: `Matcher.replaceFirst` replacement
+strings (`$1`, `${name}`) and `SimpleDateFormat` patterns (`yyyyMMdd`), so that a Connect config keeps
+its meaning here."""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+
+_GROUP_REF = re.compile(r"\$(\d+|\{[A-Za-z][A-Za-z0-9]*\})")
+
+
+def java_replacement(replacement: str) -> str:
+    """A Python `re` template with the meaning of a Java replacement string: `$n` and `${name}` are
+    group references, a backslash quotes the next character, everything else is literal."""
+    out: list[str] = []
+    i = 0
+    while i < len(replacement):
+        c = replacement[i]
+        if c == "\\" and i + 1 < len(replacement):
+            out.append(replacement[i + 1].replace("\\", "\\\\"))
+            i += 2
+            continue
+        if c == "$":
+            match = _GROUP_REF.match(replacement, i)
+            if match is None:
+                raise ValueError(f"Illegal group reference in replacement: {replacement}")
+            out.append(f"\\g<{match.group(1).strip('{}')}>")
+            i = match.end()
+            continue
+        out.append("\\\\" if c == "\\" else c)
+        i += 1
+    return "".join(out)
+
+
+_DAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
+_MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August", "September",
+           "October", "November", "December")
+
+
+def _field(letter: str, width: int, when: dt.datetime) -> str:
+    numeric = {"y": when.year, "M": when.month, "d": when.day, "H": when.hour, "m": when.minute,
+               "s": when.second, "D": when.timetuple().tm_yday, "h": (when.hour % 12) or 12,
+               "k": when.hour or 24, "K": when.hour % 12}
+    if letter == "y":
+        return f"{when.year % 100:02d}" if width == 2 else str(when.year).zfill(width)
+    if letter == "M" and width >= 3:
+        name = _MONTHS[when.month - 1]
+        return name if width >= 4 else name[:3]
+    if letter in numeric:
+        return str(numeric[letter]).zfill(width)
+    if letter == "S":
+        return str(when.microsecond // 1000).zfill(width)
+    if letter == "E":
+        name = _DAYS[when.weekday()]
+        return name if width >= 4 else name[:3]
+    if letter == "a":
+        return "AM" if when.hour < 12 else "PM"
+    if letter in "ZX":
+        return "Z" if letter == "X" else "+0000"
+    raise ValueError(f"Illegal pattern character '{letter}'")
+
+
+def _tokens(pattern: str) -> list[tuple[str, int] | str]:
+    """The pattern as (letter, width) fields and literal strings; ValueError on a bad pattern."""
+    tokens: list[tuple[str, int] | str] = []
+    i = 0
+    while i < len(pattern):
+        c = pattern[i]
+        if c == "'":
+            end = pattern.find("'", i + 1)
+            if end < 0:
+                raise ValueError("Unterminated quote")
+            tokens.append(pattern[i + 1:end] if end > i + 1 else "'")
+            i = end + 1
+        elif c.isascii() and c.isalpha():
+            j = i
+            while j < len(pattern) and pattern[j] == c:
+                j += 1
+            _field(c, j - i, dt.datetime(2000, 1, 1))  # reject unknown letters when the pattern is read
+            tokens.append((c, j - i))
+            i = j
+        else:
+            tokens.append(c)
+            i += 1
+    return tokens
+
+
+class SimpleDateFormat:
+    """Formats UTC instants with a Java SimpleDateFormat pattern (the letters Connect configs use:
+    y M d H h k K m s S D E a, quoted literals; zones print as UTC)."""
+
+    def __init__(self, pattern: str) -> None:
+        self.pattern = pattern
+        self._tokens = _tokens(pattern)
+
+    def format(self, when: dt.datetime) -> str:
+        utc = when.astimezone(dt.UTC) if when.tzinfo else when
+        return "".join(t if isinstance(t, str) else _field(t[0], t[1], utc) for t in self._tokens)
