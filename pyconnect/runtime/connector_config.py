@@ -14,6 +14,8 @@ from pyconnect.api.config import (
 )
 from pyconnect.config.worker import header_converter_class
 from pyconnect.converters import converter_class
+from pyconnect.transforms import connector_config as transforms
+from pyconnect.transforms.connector_config import ALIAS_KEYS
 
 
 def not_implemented_unless(default: Any, feature: str) -> Any:
@@ -75,12 +77,10 @@ COMMON = ConfigDef([
               documentation="The name of a separate offsets topic to use for this connector, created on the "
               "cluster its producer writes to; unset, the worker's offsets topic (runtime/connector_offsets.py).",
               validator=_non_empty_or_null),
-    # Connect's transformation, predicate and error-handling keys: refused until the runtime applies
-    # them, so that a config never looks accepted while it is ignored.
-    ConfigKey("transforms", ConfigType.LIST, [], Importance.LOW, group="Transforms", order=1,
-              validator=not_implemented_unless([], "Transformations")),
-    ConfigKey("predicates", ConfigType.LIST, [], Importance.LOW, group="Predicates", order=1,
-              validator=not_implemented_unless([], "Predicates")),
+    # Connect's transforms and predicates (pyconnect/transforms; each alias's keys are added per config).
+    *ALIAS_KEYS.keys.values(),
+    # Connect's error-handling keys: refused until the runtime applies them, so that a config never
+    # looks accepted while it is ignored.
     ConfigKey("errors.tolerance", ConfigType.STRING, "none", Importance.MEDIUM, group="Error Handling", order=3,
               validator=not_implemented_unless("none", "errors.tolerance=all")),
     ConfigKey("errors.retry.timeout", ConfigType.LONG, 0, Importance.MEDIUM, group="Error Handling", order=1,
@@ -91,6 +91,24 @@ COMMON = ConfigDef([
 
 
 def common_errors(config_def: ConfigDef, config: dict[str, Any] | Any) -> list[str]:
-    """Errors of the common keys a plugin does not define itself, as `key: message` lines."""
-    return [f"{name}: {msg}" for name, value in COMMON.validate_all(config).items()
-            if name not in config_def.keys for msg in value.errors]
+    """Errors of the common keys a plugin does not define itself, and of each transform's and
+    predicate's keys, as `key: message` lines."""
+    own = [f"{name}: {msg}" for name, value in COMMON.validate_all(config).items()
+           if name not in config_def.keys for msg in value.errors]
+    extra = transform_errors(transforms.validate(config), config)
+    # `transforms`/`predicates` are COMMON keys too: each message once.
+    return list(dict.fromkeys(own + [f"{name}: {msg}" for name, messages in extra.items() for msg in messages]))
+
+
+def transform_errors(result: transforms.TransformValidation, config: Any) -> dict[str, list[str]]:
+    """The per-key errors of the transform keys, plus what only building the chain finds (a predicate
+    alias with no definition), on `transforms`. Adds the latter to `result`'s `transforms` value too."""
+    errors = dict(result.errors)
+    if errors or not transforms.aliases(config, transforms.TRANSFORMS):
+        return errors
+    try:
+        transforms.build_chain(config).close()
+    except Exception as exc:  # ConfigException, or a transform's own configure() refusing its settings
+        result.values["transforms"].errors.append(str(exc))
+        errors["transforms"] = [str(exc)]
+    return errors

@@ -76,6 +76,10 @@ class GenericAcks:
             queue.append(entry)
         return entry
 
+    def skip(self, record: SourceRecord) -> None:
+        """A record that is not produced (a transform dropped it): its offset commits in its turn."""
+        self.submit(record).acked = True
+
     def committable(self) -> Committable:
         """Pop the acknowledged prefix of every partition; return its last offset."""
         out = []

@@ -18,10 +18,12 @@ from pyconnect.kafka.clients import Producer, new_producer
 from pyconnect.logging_context import context_thread, set_context
 from pyconnect.runtime.committers import Committer, FlushCommitter
 from pyconnect.runtime.connector_offsets import ConnectorOffsetStores
-from pyconnect.runtime.delivery import DeliveryContext, DeliveryFailed, HeldAcks, StopRequested, delivery_for
+from pyconnect.runtime.delivery import Delivery, DeliveryContext, DeliveryFailed, HeldAcks, StopRequested, delivery_for
 from pyconnect.runtime.transactions import NO_PREFLIGHT, Preflight, TransactionalCommitter, TransactionSettings
+from pyconnect.runtime.transform_bridge import TransformingDelivery
 from pyconnect.runtime.worker_metrics import TaskMetricsRegistry
 from pyconnect.storage.offset_store import canonical
+from pyconnect.transforms.chain import TransformationChain
 
 log = logging.getLogger(__name__)
 
@@ -72,7 +74,8 @@ class SourceTaskRunner:
 
     def __init__(self, connector: str, index: int, task: SourceTask, config: Mapping[str, str],
                  offsets: ConnectorOffsetStores, settings: RunnerSettings, report: StatusCallback,
-                 on_topic: Callable[[str], None] | None = None, preflight: Preflight | None = None) -> None:
+                 on_topic: Callable[[str], None] | None = None, preflight: Preflight | None = None,
+                 transforms: TransformationChain | None = None) -> None:
         self.connector, self.index, self.task, self.config = connector, index, task, dict(config)
         self.id = f"{connector}-{index}"
         self._offsets = offsets
@@ -88,9 +91,11 @@ class SourceTaskRunner:
         # Exactly-once: the task's ack hooks wait here for the transaction's commit (runtime/transactions.py).
         self._held: HeldAcks | None = [] if settings.transactions is not None else None
         # The delivery strategy is decided here, once: the loop never asks what kind of task it runs.
-        self._delivery = delivery_for(task, DeliveryContext(
-            settings.key_converter, settings.value_converter, self._stopping, self._topics, self._new_topic,
-            self._delivery_failed, self._held))
+        context = DeliveryContext(settings.key_converter, settings.value_converter, self._stopping, self._topics,
+                                  self._new_topic, self._delivery_failed, self._held)
+        self._chain = transforms
+        self._delivery: Delivery[Any] = delivery_for(task, context) if transforms is None else \
+            TransformingDelivery(task, context, transforms)
         self.state: State = State.UNASSIGNED
         self.metrics = TaskMetricsRegistry()  # what the task registers; its worker's collector reads it
         # Started from the worker's thread: the task's log records belong to that worker's scope.
@@ -207,6 +212,8 @@ class SourceTaskRunner:
             self.task.stop()
         except Exception:
             log.exception("[%s] error while stopping the task", self.id)
+        if self._chain is not None:
+            self._chain.close()
 
     def _loop(self, producer: Producer, committer: Committer) -> None:
         poll, send = self._delivery.poll, self._delivery.send

@@ -10,7 +10,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from pyconnect.api.batch import BatchTask
-from pyconnect.api.connector import SourceTask
+from pyconnect.api.connector import MessageRunTask, SourceTask
 from pyconnect.api.states import State, TargetState
 from pyconnect.api.task_id import TaskId
 from pyconnect.config.providers import resolve_config
@@ -34,6 +34,7 @@ from pyconnect.runtime.worker_scope import WorkerScope
 from pyconnect.storage.config_store import ConfigSnapshot, ConfigStore
 from pyconnect.storage.offset_store import OffsetStore
 from pyconnect.storage.status_store import Status, StatusStore
+from pyconnect.transforms.connector_config import TRANSFORMS, aliases, build_chain
 
 log = logging.getLogger(__name__)
 
@@ -356,8 +357,11 @@ class Worker:
             settings = setup.transactional(settings, task_id, connector_config, stores,
                                            setup.primary_topic(connector_config, stores))
             preflight = TaskPreflight(task_id, self.configs.snapshot, self._owns, settings.flush_timeout + 55)
+        chain = build_chain(resolve_config(connector_config)) if aliases(connector_config, TRANSFORMS) else None
+        if chain is not None and isinstance(task, MessageRunTask):  # validation refuses it; a file may not
+            raise ValueError("Transformations are not applied to tasks that copy Kafka messages in runs yet")
         return SourceTaskRunner(task_id.connector, task_id.task, task, task_config, stores, settings, report,
-                                on_topic, preflight)
+                                on_topic, preflight, chain)
 
     def _owns(self, task_id: TaskId) -> bool:
         return task_id in self.my_assignment().tasks

@@ -24,6 +24,8 @@ def test_unimplemented_features_are_refused_with_the_key() -> None:
                    errors_deadletterqueue_topic_name="dlq", errors_retry_timeout="60000",
                    value_converter="io.confluent.connect.avro.AvroConverter")
     assert [e.split(":", 1)[0] for e in found] == [
-        "value.converter", "transforms", "predicates", "errors.tolerance", "errors.retry.timeout",
-        "errors.deadletterqueue.topic.name"]
-    assert all("not supported by this runtime yet" in e for e in found[1:])
+        "value.converter", "errors.tolerance", "errors.retry.timeout", "errors.deadletterqueue.topic.name",
+        "transforms.route.type", "predicates.p.type"]
+    assert all("not supported by this runtime yet" in e for e in found[1:4])
+    # Transforms are applied now: an alias without its class is Connect's missing-key error.
+    assert found[4].endswith('Missing required configuration "transforms.route.type" which has no default value.')

@@ -1,0 +1,83 @@
+"""Transforms applied by the runtime (issue 14, first part): a source connector's records go through
+its `transforms` chain between poll and the producer; bad transform configs are refused with
+Connect's messages (item 6); connectors whose tasks copy message runs refuse transforms for now."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tests.harness.connectors import all_running, committed, sequence_connector
+from tests.harness.kafka_io import read_messages, topic_names
+from tests.harness.mirror import mirror_source
+from tests.harness.workers import Cluster, wait_for
+
+
+def test_regex_router_and_insert_header_apply_to_every_record(cluster_factory: Any, unique: str) -> None:
+    cluster: Cluster = cluster_factory()
+    (w,) = cluster.start(1)
+    topic, count = f"tr-{unique}", 300
+    body = sequence_connector("seq", topic, 1, count)
+    body["config"].update({
+        "transforms": "route,origin",
+        "transforms.route.type": "org.apache.kafka.connect.transforms.RegexRouter",
+        "transforms.route.regex": "tr-(.*)", "transforms.route.replacement": "renamed-$1",
+        "transforms.origin.type": "org.apache.kafka.connect.transforms.InsertHeader",
+        "transforms.origin.header": "origin", "transforms.origin.value.literal": "sequence"})
+    r = w.request("POST", "/connectors", body)
+    assert r.status_code == 201, r.text
+    wait_for(lambda: all_running(w, "seq", 1), 60, "running")
+    wait_for(lambda: committed(w, "seq") >= count, 60, "every record committed")
+    messages = read_messages(cluster.broker.bootstrap, f"renamed-{unique}", expect=count)
+    assert sorted(int(m.value().split(b":")[1]) for m in messages) == list(range(count))
+    assert {tuple(m.headers() or ()) for m in messages} == {(("origin", b"sequence"),)}
+    assert topic not in topic_names(cluster.broker.bootstrap), "nothing was written under the old name"
+
+
+def test_bad_transform_configs_are_refused_with_connects_messages(cluster_factory: Any, unique: str) -> None:
+    (w,) = cluster_factory().start(1)
+    base = {**sequence_connector("seq", f"t-{unique}", 1, 10)["config"], "name": "seq"}
+    cases = {
+        "transforms.x.type": ({"transforms": "x", "transforms.x.type": "com.example.Nope"},
+                              "Class com.example.Nope could not be found."),
+        "transforms.r.regex": ({"transforms": "r", "transforms.r.type": "RegexRouter", "transforms.r.regex": "(",
+                                "transforms.r.replacement": "x"},
+                               "Invalid value ( for configuration transforms.r.regex"),
+        "transforms": ({"transforms": "a,a", "transforms.a.type": "RegexRouter", "transforms.a.regex": "x",
+                        "transforms.a.replacement": "y"}, "Duplicate alias provided."),
+    }
+    for key, (extra, message) in cases.items():
+        v = w.request("PUT", "/connector-plugins/SequenceSourceConnector/config/validate", {**base, **extra}).json()
+        found = {c["value"]["name"]: c["value"]["errors"] for c in v["configs"] if c["value"]["errors"]}
+        assert key in found and any(message in e for e in found[key]), (key, found)
+        r = w.request("POST", "/connectors", {"name": "seq", "config": {**base, **extra}})
+        assert r.status_code == 400 and message in r.json()["message"], r.text
+    undefined = {"transforms": "f", "transforms.f.type": "Filter", "transforms.f.predicate": "nope"}
+    r = w.request("POST", "/connectors", {"name": "seq", "config": {**base, **undefined}})
+    assert r.status_code == 400, r.text
+    assert "predicates.nope.type" in r.json()["message"], r.text
+
+
+def test_connectors_copying_message_runs_refuse_transforms_for_now(cluster_factory: Any, broker: Any,
+                                                                  broker_b: Any) -> None:
+    (w,) = cluster_factory().start(1)
+    config = {**mirror_source(broker, broker_b), "transforms": "r", "transforms.r.type": "RegexRouter",
+              "transforms.r.regex": "x", "transforms.r.replacement": "y"}
+    r = w.request("POST", "/connectors", {"name": "ms", "config": config})
+    assert r.status_code == 400, r.text
+    assert "Transformations are not applied to the tasks of MirrorSourceConnector yet" in r.json()["message"]
+
+
+
+def test_dropped_records_still_commit_their_offsets(cluster_factory: Any, unique: str) -> None:
+    """Connect's recordDropped: a record a Filter drops is not written, but its offset is committed."""
+    cluster: Cluster = cluster_factory()
+    (w,) = cluster.start(1)
+    topic, count = f"drop-{unique}", 200
+    body = sequence_connector("seq", topic, 1, count)
+    body["config"].update({"transforms": "all", "transforms.all.type": "org.apache.kafka.connect.transforms.Filter",
+                           "transforms.all.predicate": "mine", "predicates": "mine",
+                           "predicates.mine.type": "org.apache.kafka.connect.transforms.predicates.TopicNameMatches",
+                           "predicates.mine.pattern": "drop-.*"})
+    assert w.request("POST", "/connectors", body).status_code == 201
+    wait_for(lambda: committed(w, "seq") >= count, 60, "the dropped records' offsets committed")
+    assert topic not in topic_names(cluster.broker.bootstrap)
