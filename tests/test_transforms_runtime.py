@@ -81,3 +81,14 @@ def test_dropped_records_still_commit_their_offsets(cluster_factory: Any, unique
     assert w.request("POST", "/connectors", body).status_code == 201
     wait_for(lambda: committed(w, "seq") >= count, 60, "the dropped records' offsets committed")
     assert topic not in topic_names(cluster.broker.bootstrap)
+
+
+def test_plugin_listing_names_transforms_and_predicates(cluster_factory: Any) -> None:
+    (w,) = cluster_factory().start(1)
+    listed = {(p["class"], p["type"]) for p in w.request("GET", "/connector-plugins?connectorsOnly=false").json()}
+    assert ("org.apache.kafka.connect.transforms.RegexRouter", "transformation") in listed
+    assert ("org.apache.kafka.connect.transforms.InsertField$Value", "transformation") in listed
+    assert ("org.apache.kafka.connect.transforms.predicates.TopicNameMatches", "predicate") in listed
+    assert all(t in ("source", "sink") for _c, t in
+               {(p["class"], p["type"]) for p in w.request("GET", "/connector-plugins").json()})
+

@@ -10,6 +10,7 @@ from pyconnect.runtime import config_validation, loggers
 from pyconnect.runtime.errors import NotFound
 from pyconnect.runtime.results import ConfigInfos, ConfigKeyInfo, LoggerLevel, PluginDesc, ServerInfo, WorkerHealth
 from pyconnect.runtime.worker import Worker
+from pyconnect.transforms.registry import builtin_predicates, builtin_transforms, java_name
 
 # Converters every worker has (ours are built in, so they are listed rather than discovered).
 CONVERTERS = [("org.apache.kafka.connect.converters.ByteArrayConverter", "converter"),
@@ -42,10 +43,13 @@ class WorkerAdmin:
     # plugins ---------------------------------------------------------------------------------
 
     def plugins(self, connectors_only: bool) -> list[PluginDesc]:
-        """Installed connectors, and with `connectors_only` False the converters too."""
+        """Installed connectors, and with `connectors_only` False the converters, transforms and
+        predicates too (Connect's PluginType names)."""
         out = [PluginDesc(p.java_class, p.type, p.version()) for p in self.worker.plugins.all()]
         if not connectors_only:
             out += [PluginDesc(c, t, "0.1.0") for c, t in CONVERTERS]
+            out += [PluginDesc(java_name(cls), "transformation", "0.1.0") for cls in builtin_transforms()]
+            out += [PluginDesc(java_name(cls), "predicate", "0.1.0") for cls in builtin_predicates()]
         return out
 
     def plugin_config(self, plugin: str) -> list[ConfigKeyInfo]:
