@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from tests.harness.connectors import all_running, committed, sequence_connector
-from tests.harness.kafka_io import read_messages, topic_names
+from tests.harness.kafka_io import create_topic, produce_many, read_messages, topic_names
 from tests.harness.mirror import mirror_source
 from tests.harness.workers import Cluster, wait_for
 
@@ -57,15 +57,28 @@ def test_bad_transform_configs_are_refused_with_connects_messages(cluster_factor
     assert "predicates.nope.type" in r.json()["message"], r.text
 
 
-def test_connectors_copying_message_runs_refuse_transforms_for_now(cluster_factory: Any, broker: Any,
-                                                                  broker_b: Any) -> None:
-    (w,) = cluster_factory().start(1)
-    config = {**mirror_source(broker, broker_b), "transforms": "r", "transforms.r.type": "RegexRouter",
-              "transforms.r.regex": "x", "transforms.r.replacement": "y"}
+def test_mirror_source_with_a_regex_router_replicates_into_the_renamed_topics(cluster_factory: Any, broker: Any,
+                                                                             broker_b: Any, unique: str) -> None:
+    """Issue 14 item 5: `transforms=rename` (RegexRouter) on MirrorSourceConnector; every record lands, in
+    order, with its key, value and headers, in the renamed topic."""
+    topic, count = f"rr{unique}", 600
+    create_topic(broker.bootstrap, topic, 2)
+    produce_many(broker.bootstrap, topic, count, 2)
+    create_topic(broker_b.bootstrap, f"renamed-{unique}", 2)
+    (w,) = cluster_factory(on=broker_b).start(1)
+    config = {**mirror_source(broker, broker_b, {"topics": topic}), "transforms": "rename",
+              "transforms.rename.type": "org.apache.kafka.connect.transforms.RegexRouter",
+              "transforms.rename.regex": f"A\\.rr{unique}", "transforms.rename.replacement": f"renamed-{unique}"}
     r = w.request("POST", "/connectors", {"name": "ms", "config": config})
-    assert r.status_code == 400, r.text
-    assert "Transformations are not applied to the tasks of MirrorSourceConnector yet" in r.json()["message"]
-
+    assert r.status_code == 201, r.text
+    copies = wait_for(lambda: (lambda m: m if len(m) >= count else None)(
+        read_messages(broker_b.bootstrap, f"renamed-{unique}", idle=0.5)), 90, "every record renamed on B")
+    source = read_messages(broker.bootstrap, topic)
+    by_partition = {p: [(m.key(), m.value(), m.headers()) for m in copies if m.partition() == p] for p in (0, 1)}
+    assert by_partition == {p: [(m.key(), m.value(), m.headers()) for m in source if m.partition() == p]
+                            for p in (0, 1)}
+    assert f"A.{topic}" not in topic_names(broker_b.bootstrap) or not read_messages(broker_b.bootstrap, f"A.{topic}",
+                                                                                   idle=0.5)
 
 
 def test_dropped_records_still_commit_their_offsets(cluster_factory: Any, unique: str) -> None:

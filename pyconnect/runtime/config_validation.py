@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from pyconnect.api.config import ConfigKey, ConfigValue, config_string
-from pyconnect.api.connector import MessageRunTask, SourceConnector
+from pyconnect.api.connector import SourceConnector
 from pyconnect.plugins import PluginNotFound, PluginRegistry
 from pyconnect.runtime.connector_config import COMMON, transform_errors
 from pyconnect.runtime.errors import BadConfig, NotFound
@@ -58,25 +58,12 @@ def validate(plugins: PluginRegistry, config: Mapping[str, str], exactly_once: b
     definition = COMMON.merge(own).merge(chain.config_def)
     common = {n: v for n, v in COMMON.validate_all(config).items() if n not in own.keys}
     values = {**common, **chain.values, **connector.validate(config)}
-    _refuse_transforms_of_message_runs(connector, values)
     if isinstance(connector, SourceConnector):
         exactly_once_errors(connector, config, values, exactly_once)
     configs = [ConfigInfo(key_info(key), _value_info(name, key, values.get(name)))
                for name, key in definition.keys.items()]
     groups = list(dict.fromkeys(k.group for k in definition.keys.values() if k.group))
     return ConfigInfos(class_name, sum(len(c.value.errors) for c in configs), groups, configs)
-
-
-def _refuse_transforms_of_message_runs(connector: Any, values: dict[str, ConfigValue]) -> None:
-    # A MessageRunTask (MirrorSource) hands over runs of Kafka messages that no transform sees yet:
-    # refused rather than ignored.
-    listed = values.get("transforms")
-    if listed is None or not listed.value or listed.errors:
-        return
-    task_class = connector.task_class()
-    if isinstance(task_class, type) and issubclass(task_class, MessageRunTask):
-        listed.errors.append(f"Transformations are not applied to the tasks of {type(connector).__name__} yet "
-                             "(they copy Kafka messages in runs, which no transform sees)")
 
 
 def require_valid(plugins: PluginRegistry, config: Mapping[str, str], exactly_once: bool = False) -> None:

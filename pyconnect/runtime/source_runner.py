@@ -10,7 +10,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from pyconnect.api.connector import SourceTask
+from pyconnect.api.connector import MessageRunTask, SourceTask
 from pyconnect.api.converter import Serialize as Converter
 from pyconnect.api.records import SourcePartition
 from pyconnect.api.states import State
@@ -20,7 +20,7 @@ from pyconnect.runtime.committers import Committer, FlushCommitter
 from pyconnect.runtime.connector_offsets import ConnectorOffsetStores
 from pyconnect.runtime.delivery import Delivery, DeliveryContext, DeliveryFailed, HeldAcks, StopRequested, delivery_for
 from pyconnect.runtime.transactions import NO_PREFLIGHT, Preflight, TransactionalCommitter, TransactionSettings
-from pyconnect.runtime.transform_bridge import TransformingDelivery
+from pyconnect.runtime.transform_bridge import TransformingDelivery, TransformingRunDelivery
 from pyconnect.runtime.worker_metrics import TaskMetricsRegistry
 from pyconnect.storage.offset_store import canonical
 from pyconnect.transforms.chain import TransformationChain
@@ -94,8 +94,10 @@ class SourceTaskRunner:
         context = DeliveryContext(settings.key_converter, settings.value_converter, self._stopping, self._topics,
                                   self._new_topic, self._delivery_failed, self._held)
         self._chain = transforms
-        self._delivery: Delivery[Any] = delivery_for(task, context) if transforms is None else \
-            TransformingDelivery(task, context, transforms)
+        self._delivery: Delivery[Any] = delivery_for(task, context)
+        if transforms is not None:
+            self._delivery = TransformingRunDelivery(task, context, transforms) \
+                if isinstance(task, MessageRunTask) else TransformingDelivery(task, context, transforms)
         self.state: State = State.UNASSIGNED
         self.metrics = TaskMetricsRegistry()  # what the task registers; its worker's collector reads it
         # Started from the worker's thread: the task's log records belong to that worker's scope.

@@ -5,6 +5,11 @@ A record the chain drops is not produced, but its source offset still becomes co
 Connect (`recordDropped`), so the task does not poll it again after a restart. Transforms may send a
 record anywhere (RegexRouter renames topics), so a task with transforms always gets the per-record
 delivery strategy.
+
+A task that hands over runs of Kafka messages (the mirror) gets `TransformingRunDelivery`: each message
+goes through the chain as a record, and what comes out is cut into new runs of consecutive messages
+bound for one topic-partition, each message keeping its source offset. A dropped message ends a run,
+so its upstream offset is a gap, as a record missing upstream is: the offset syncs stay exact.
 """
 
 from __future__ import annotations
@@ -13,9 +18,9 @@ from typing import Any
 
 import orjson
 
-from pyconnect.api.connector import SourceTask
-from pyconnect.api.records import SourceRecord
-from pyconnect.runtime.delivery import DeliveryContext, GenericDelivery
+from pyconnect.api.connector import MessageRunTask, SourceTask
+from pyconnect.api.records import MessageRun, SourceRecord
+from pyconnect.runtime.delivery import DeliveryContext, GenericDelivery, RunDelivery
 from pyconnect.transforms.chain import TransformationChain
 from pyconnect.transforms.record import ConnectRecord, Header, Headers
 
@@ -62,3 +67,71 @@ class TransformingDelivery(GenericDelivery):
             else:
                 out.append(to_source(record, transformed))
         return out
+
+
+class TransformedMessage:
+    """A transformed copy of a consumer message, with the message's offset (what a run's messages offer)."""
+
+    __slots__ = ("_key", "_value", "_timestamp", "_headers", "_offset", "_size")
+
+    def __init__(self, original: Any, record: ConnectRecord) -> None:
+        self._key, self._value = record.key, record.value
+        self._timestamp = (original.timestamp()[0], record.timestamp if record.timestamp is not None else -1)
+        self._headers = [(h.key, header_bytes(h.value)) for h in record.headers] or None
+        self._offset: int = int(original.offset())
+        self._size = len(self._value or b"")
+
+    def key(self) -> Any:
+        return self._key
+
+    def value(self) -> Any:
+        return self._value
+
+    def timestamp(self) -> tuple[int, int]:
+        return self._timestamp
+
+    def headers(self) -> Any:
+        return self._headers
+
+    def offset(self) -> int:
+        return self._offset
+
+    def __len__(self) -> int:
+        return self._size
+
+
+def _as_record(run: MessageRun, m: Any) -> ConnectRecord:
+    headers = Headers(Header(k, v) for k, v in m.headers() or ())
+    return ConnectRecord(run.topic, run.partition, None, m.key(), None, m.value(), m.timestamp()[1], headers)
+
+
+class TransformingRunDelivery(RunDelivery):
+    """RunDelivery of what the chain makes of each message of the task's runs (see the module docstring)."""
+
+    def __init__(self, task: MessageRunTask, context: DeliveryContext, chain: TransformationChain) -> None:
+        super().__init__(task, context)
+        self._chain = chain
+
+    def poll(self) -> list[MessageRun] | None:
+        runs = self._task.poll_runs()
+        if not runs:
+            return runs
+        out: list[MessageRun] = []
+        for run in runs:
+            current: list[Any] = []
+            target: tuple[str, int] | None = None
+            for m in run.messages:
+                record = self._chain.apply(_as_record(run, m))
+                where = None if record is None else (record.topic or run.topic, record.kafka_partition
+                                                     if record.kafka_partition is not None else run.partition)
+                if current and where != target:
+                    assert target is not None
+                    out.append(MessageRun(run.source_partition, target[0], target[1], current))
+                    current = []
+                if record is not None:
+                    current.append(TransformedMessage(m, record))
+                target = where
+            if current and target is not None:
+                out.append(MessageRun(run.source_partition, target[0], target[1], current))
+        return out
+

@@ -10,7 +10,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from pyconnect.api.batch import BatchTask
-from pyconnect.api.connector import MessageRunTask, SourceTask
+from pyconnect.api.connector import SourceTask
 from pyconnect.api.states import State, TargetState
 from pyconnect.api.task_id import TaskId
 from pyconnect.config.providers import resolve_config
@@ -358,8 +358,6 @@ class Worker:
                                            setup.primary_topic(connector_config, stores))
             preflight = TaskPreflight(task_id, self.configs.snapshot, self._owns, settings.flush_timeout + 55)
         chain = build_chain(resolve_config(connector_config)) if aliases(connector_config, TRANSFORMS) else None
-        if chain is not None and isinstance(task, MessageRunTask):  # validation refuses it; a file may not
-            raise ValueError("Transformations are not applied to tasks that copy Kafka messages in runs yet")
         return SourceTaskRunner(task_id.connector, task_id.task, task, task_config, stores, settings, report,
                                 on_topic, preflight, chain)
 
