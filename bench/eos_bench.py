@@ -54,6 +54,7 @@ from pyconnect.api.records import MessageRun  # noqa: E402
 from pyconnect.converters.builtin import byte_array  # noqa: E402
 from pyconnect.kafka.topic_log import KafkaLog  # noqa: E402
 from pyconnect.runtime import transactions  # noqa: E402
+from pyconnect.runtime.connector_offsets import ConnectorOffsetStores  # noqa: E402
 from pyconnect.runtime.source_runner import RunnerSettings, SourceTaskRunner  # noqa: E402
 from pyconnect.runtime.transactions import Boundary, TransactionalCommitter, TransactionSettings  # noqa: E402
 from pyconnect.storage.offset_store import OffsetStore  # noqa: E402
@@ -163,7 +164,8 @@ def eos_runner(src: str, dst: str, topic: str, partitions: int, mode: Mode
                               OFFSET_PARTITIONS, 30.0)
     settings = RunnerSettings({"bootstrap.servers": dst, **PRODUCER}, byte_array, byte_array, 0.1, 5.0, 10.0, eos)
     task = CountingTask()
-    runner = SourceTaskRunner("bench", 0, task, config, offsets, settings, lambda s, t: print(t) if t else None)
+    runner = SourceTaskRunner("bench", 0, task, config, ConnectorOffsetStores(offsets), settings,
+                              lambda s, t: print(t) if t else None)
     return runner, task, offsets
 
 

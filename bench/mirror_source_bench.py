@@ -29,6 +29,7 @@ from cpu_meter import CpuWindow  # noqa: E402
 
 from connectors.mirror.source_task import MirrorSourceTask  # noqa: E402
 from pyconnect.converters.builtin import byte_array  # noqa: E402
+from pyconnect.runtime.connector_offsets import ConnectorOffsetStores  # noqa: E402
 from pyconnect.runtime.source_runner import RunnerSettings, SourceTaskRunner  # noqa: E402
 from pyconnect.storage.log import MemoryLog, MemoryTopic  # noqa: E402
 from pyconnect.storage.offset_store import OffsetStore  # noqa: E402
@@ -80,7 +81,7 @@ def mirror_task(src: str, dst: str, topic: str, n: int, partitions: int, cpu: Cp
     offsets = OffsetStore(MemoryLog(MemoryTopic(25)))
     offsets.start()
     settings = RunnerSettings({"bootstrap.servers": dst, **PRODUCER}, byte_array, byte_array, 0.1, 5.0, 10.0)
-    runner = SourceTaskRunner("bench", 0, MirrorSourceTask(), config, offsets, settings,
+    runner = SourceTaskRunner("bench", 0, MirrorSourceTask(), config, ConnectorOffsetStores(offsets), settings,
                               lambda s, t: print(t) if t else None)
     launched = time.perf_counter()
     runner.start()
