@@ -43,5 +43,8 @@ def test_unimplemented_common_keys_are_refused_on_create(cluster_factory: Any, u
     r = w.request("POST", "/connectors", body)
     assert r.status_code == 400, r.text
     message = r.json()["message"]
-    assert "contains the following 2 error(s)" in message and "Transformations" in message, message
+    # Transforms are applied now: a RegexRouter without its regex and replacement is Connect's two
+    # missing-key errors; error tolerance is still refused.
+    assert "contains the following 3 error(s)" in message, message
+    assert 'Missing required configuration "transforms.route.regex" which has no default value.' in message
     assert "errors.tolerance=all" in message
