@@ -16,8 +16,9 @@ from pyconnect.api.config import ConfigDef, ConfigValue
 from pyconnect.api.metrics import TaskMetrics
 from pyconnect.api.records import MessageRun, SourceOffset, SourcePartition, SourceRecord
 
-if TYPE_CHECKING:  # batch.py builds on this module
+if TYPE_CHECKING:  # batch.py and sink.py build on this module
     from pyconnect.api.batch import BatchTask
+    from pyconnect.api.sink import SinkTask
 
 
 class ConnectorContext(Protocol):
@@ -80,10 +81,10 @@ class Connector(ABC):
         """Start with a validated configuration."""
 
     @abstractmethod
-    def task_class(self) -> type[SourceTask]:
+    def task_class(self) -> type[SourceTask] | type[SinkTask]:
         """The task implementation (of every task, unless `task_class_for` says otherwise)."""
 
-    def task_class_for(self, task_config: Mapping[str, str]) -> type[SourceTask] | type[BatchTask]:
+    def task_class_for(self, task_config: Mapping[str, str]) -> type[SourceTask] | type[BatchTask] | type[SinkTask]:
         """The class that runs one of this connector's task configs: `task_class()` unless the
         connector hands out another kind for some tasks (e.g. a `BatchTask` for a bulk copy). The
         runtime asks this, never the config, so a user's config cannot change what a task runs."""

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+if TYPE_CHECKING:
+    from pyconnect.api.data import Schema
 
 Header = tuple[str, bytes | None]
 # Source partitions and offsets are maps of primitives, stored as JSON in the offsets topic.
@@ -18,7 +21,9 @@ class SourceRecord(NamedTuple):
     the runtime commits the offset once the record (and every earlier record of the same
     source partition) is acknowledged by Kafka. `partition=None` lets the producer choose
     (murmur2 on the key, as Java clients do). `key`/`value` are bytes, or str/JSON-able objects
-    that the worker's converters turn into bytes.
+    that the worker's converters turn into bytes. `key_schema`/`value_schema` are the Connect schemas
+    of key and value (e.g. `STRING_SCHEMA`, or a struct's schema with a `Struct` value); None lets the
+    converter infer one from the value's type.
 
     A NamedTuple: immutable, slot-free and the cheapest record object CPython can build, which
     matters on the per-record path.
@@ -32,6 +37,8 @@ class SourceRecord(NamedTuple):
     partition: int | None = None
     timestamp: int | None = None
     headers: Sequence[Header] | None = None
+    key_schema: Schema | None = None
+    value_schema: Schema | None = None
 
 
 class MessageRun(NamedTuple):

@@ -39,6 +39,7 @@ class WorkerSettings:
     heartbeat_interval_ms: int
     key_converter: str
     value_converter: str
+    header_converter: str
     key_converter_schemas_enable: bool
     value_converter_schemas_enable: bool
     topic_tracking_enable: bool

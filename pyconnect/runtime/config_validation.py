@@ -8,11 +8,13 @@ from typing import Any
 
 from pyconnect.api.config import ConfigKey, ConfigValue, config_string
 from pyconnect.api.connector import SourceConnector
+from pyconnect.api.sink import SinkConnector
 from pyconnect.plugins import PluginNotFound, PluginRegistry
-from pyconnect.runtime.connector_config import COMMON, transform_errors
+from pyconnect.runtime.connector_config import common_definition, dlq_topic, transform_errors
 from pyconnect.runtime.errors import BadConfig, NotFound
 from pyconnect.runtime.exactly_once_validation import exactly_once_errors
 from pyconnect.runtime.results import ConfigInfo, ConfigInfos, ConfigKeyInfo, ConfigValueInfo
+from pyconnect.runtime.sink_config import sink_errors
 from pyconnect.transforms import connector_config as transforms
 
 INVALID = ("Connector configuration is invalid and contains the following {count} error(s):\n{errors}\n"
@@ -55,11 +57,17 @@ def validate(plugins: PluginRegistry, config: Mapping[str, str], exactly_once: b
     own = connector.config_def()
     chain = transforms.validate(config)
     transform_errors(chain, config)
-    definition = COMMON.merge(own).merge(chain.config_def)
-    common = {n: v for n, v in COMMON.validate_all(config).items() if n not in own.keys}
+    sink = isinstance(connector, SinkConnector)
+    base = common_definition(sink)
+    definition = base.merge(own).merge(chain.config_def)
+    common = {n: v for n, v in base.validate_all(config).items() if n not in own.keys}
     values = {**common, **chain.values, **connector.validate(config)}
     if isinstance(connector, SourceConnector):
         exactly_once_errors(connector, config, values, exactly_once)
+    if sink:
+        for name, messages in sink_errors(config, dlq_topic(config)).items():
+            if name in values:
+                values[name].errors.extend(m for m in messages if m not in values[name].errors)
     configs = [ConfigInfo(key_info(key), _value_info(name, key, values.get(name)))
                for name, key in definition.keys.items()]
     groups = list(dict.fromkeys(k.group for k in definition.keys.values() if k.group))
@@ -76,10 +84,11 @@ def require_valid(plugins: PluginRegistry, config: Mapping[str, str], exactly_on
 def plugin_config(plugins: PluginRegistry, plugin: str) -> list[ConfigKeyInfo]:
     """The plugin's own keys first, then the common keys it does not define (Connect's order)."""
     try:
-        own = plugins.resolve(plugin).cls().config_def()
+        connector = plugins.resolve(plugin).cls()
+        own = connector.config_def()
     except PluginNotFound:
         raise NotFound(f"Unknown plugin {plugin}.") from None
     keys = dict(own.keys)
-    for name, key in COMMON.keys.items():
+    for name, key in common_definition(isinstance(connector, SinkConnector)).keys.items():
         keys.setdefault(name, key)
     return [key_info(k) for k in keys.values()]

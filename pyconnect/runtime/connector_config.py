@@ -14,6 +14,7 @@ from pyconnect.api.config import (
 )
 from pyconnect.config.worker import header_converter_class
 from pyconnect.converters import converter_class
+from pyconnect.runtime.sink_config import SINK, sink_errors
 from pyconnect.transforms import connector_config as transforms
 from pyconnect.transforms.connector_config import ALIAS_KEYS
 
@@ -90,14 +91,26 @@ COMMON = ConfigDef([
 ])
 
 
-def common_errors(config_def: ConfigDef, config: dict[str, Any] | Any) -> list[str]:
+def common_definition(sink: bool) -> ConfigDef:
+    """The keys every connector of the kind has: COMMON, plus SinkConnectorConfig's for a sink."""
+    return COMMON.merge(SINK) if sink else COMMON
+
+
+def common_errors(config_def: ConfigDef, config: dict[str, Any] | Any, sink: bool = False) -> list[str]:
     """Errors of the common keys a plugin does not define itself, and of each transform's and
     predicate's keys, as `key: message` lines."""
-    own = [f"{name}: {msg}" for name, value in COMMON.validate_all(config).items()
+    own = [f"{name}: {msg}" for name, value in common_definition(sink).validate_all(config).items()
            if name not in config_def.keys for msg in value.errors]
+    if sink:
+        own += [f"{name}: {msg}" for name, messages in sink_errors(config, dlq_topic(config)).items()
+                for msg in messages]
     extra = transform_errors(transforms.validate(config), config)
     # `transforms`/`predicates` are COMMON keys too: each message once.
     return list(dict.fromkeys(own + [f"{name}: {msg}" for name, messages in extra.items() for msg in messages]))
+
+
+def dlq_topic(config: Any) -> str:
+    return str(config.get("errors.deadletterqueue.topic.name") or "")
 
 
 def transform_errors(result: transforms.TransformValidation, config: Any) -> dict[str, list[str]]:

@@ -9,6 +9,7 @@ from collections.abc import Callable, Mapping
 
 from pyconnect.api.batch import BatchTask
 from pyconnect.api.connector import Connector, OffsetStorageReader
+from pyconnect.api.sink import SinkConnector
 from pyconnect.api.states import State, TargetState
 from pyconnect.config.providers import resolve_config, restore_placeholders
 from pyconnect.plugins import PluginRegistry
@@ -29,7 +30,7 @@ def connector_instance(plugins: PluginRegistry, config: Mapping[str, str]) -> Co
 def validation_errors(connector: Connector, config: Mapping[str, str]) -> list[str]:
     """The plugin's errors and those of the common keys (converters, transforms, error handling)."""
     own = [f"{name}: {msg}" for name, value in connector.validate(config).items() for msg in value.errors]
-    return own + common_errors(connector.config_def(), config)
+    return own + common_errors(connector.config_def(), config, isinstance(connector, SinkConnector))
 
 
 class ConnectorRunner:

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar
 
 from pyconnect.api.connector import MessageRunTask, SourceTask
+from pyconnect.api.converter import SchemaSerialize
 from pyconnect.api.converter import Serialize as Converter
 from pyconnect.api.records import MessageRun, SourcePartition, SourceRecord
 from pyconnect.converters.builtin import byte_array
@@ -78,6 +79,19 @@ class DeliveryContext:
     fail: Callable[[str], None]  # a delivery failure, described; the task fails with it
     #: Exactly-once: the task's ack hooks are held here until the transaction commits (None: called at once).
     held: HeldAcks | None = None
+    #: Key and value converters of records that carry a Connect schema (`key_schema`/`value_schema`).
+    schema_converters: tuple[SchemaSerialize, SchemaSerialize] | None = None
+
+    def key(self, record: SourceRecord) -> bytes | None:
+        """The record's key as bytes: with its schema if it has one, else from its Python type."""
+        if record.key_schema is None or self.schema_converters is None:
+            return self.key_converter(record.key)
+        return self.schema_converters[0](record.topic, record.key_schema, record.key)
+
+    def value(self, record: SourceRecord) -> bytes | None:
+        if record.value_schema is None or self.schema_converters is None:
+            return self.value_converter(record.value)
+        return self.schema_converters[1](record.topic, record.value_schema, record.value)
 
 
 def _hold(hook: Callable[..., None] | None, context: DeliveryContext) -> Callable[..., None] | None:
@@ -167,14 +181,13 @@ class GenericDelivery(_RecordDelivery):
 
     def send(self, producer: Producer, batch: list[SourceRecord]) -> None:
         context = self._context
-        key_conv, value_conv = context.key_converter, context.value_converter
         submit, topics = self.acks.submit, context.seen_topics
         for record in batch:
             if record.topic not in topics:
                 context.new_topic(record.topic)
             callback = submit(record)
             partition = -1 if record.partition is None else record.partition
-            self._produce(producer, record, value_conv(record.value), key_conv(record.key), partition, callback)
+            self._produce(producer, record, context.value(record), context.key(record), partition, callback)
 
     def committable(self) -> Committable:
         return self.acks.committable()
@@ -192,12 +205,11 @@ class OrderedDelivery(_RecordDelivery):
         """Hot path: positional produce, one shared callback, FIFO append."""
         context, acks = self._context, self.acks
         convert = context.key_converter is not byte_array or context.value_converter is not byte_array
-        key_conv, value_conv = context.key_converter, context.value_converter
         fifos, topics, produce = acks.fifos, context.seen_topics, positional_produce(producer)
         for record in batch:
             topic, partition = record.topic, record.partition
             assert partition is not None, "ordered tasks must give every record a partition"
-            value, key = (value_conv(record.value), key_conv(record.key)) if convert else (record.value, record.key)
+            value, key = (context.value(record), context.key(record)) if convert else (record.value, record.key)
             try:
                 produce(topic, value, key, partition, acks, None, record.timestamp or 0, record.headers)
             except BufferError:

@@ -13,9 +13,11 @@ from pyconnect.runtime.worker import Worker
 from pyconnect.transforms.registry import builtin_predicates, builtin_transforms, java_name
 
 # Converters every worker has (ours are built in, so they are listed rather than discovered).
-CONVERTERS = [("org.apache.kafka.connect.converters.ByteArrayConverter", "converter"),
-              ("org.apache.kafka.connect.storage.StringConverter", "converter"),
-              ("org.apache.kafka.connect.json.JsonConverter", "converter")]
+_BOTH = ("org.apache.kafka.connect.converters.ByteArrayConverter", "org.apache.kafka.connect.storage.StringConverter",
+         "org.apache.kafka.connect.json.JsonConverter")
+# As Connect lists them: the three built-ins are converters and header converters both.
+CONVERTERS = sorted([(name, kind) for name in _BOTH for kind in ("converter", "header_converter")]
+                    + [("org.apache.kafka.connect.storage.SimpleHeaderConverter", "header_converter")])
 
 
 class WorkerAdmin:

@@ -6,10 +6,10 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable, Mapping
 
-from pyconnect.api.converter import Serialize
+from pyconnect.api.converter import SchemaSerialize, Serialize
 from pyconnect.api.task_id import TaskId
 from pyconnect.config.worker import WorkerConfig
-from pyconnect.converters import converter_for, side_settings
+from pyconnect.converters import converter_for, schema_serializer_for, side_settings
 from pyconnect.kafka.config import to_librdkafka
 from pyconnect.runtime.connector_offsets import ConnectorOffsetStores
 from pyconnect.runtime.fencing import transactional_id
@@ -26,6 +26,13 @@ def _converter(connector_config: Mapping[str, str], side: str) -> Serialize | No
     if not name:
         return None
     return converter_for(name, side_settings(connector_config, side), side == "key")
+
+
+def _schema_converter(connector_config: Mapping[str, str], side: str) -> SchemaSerialize | None:
+    name = connector_config.get(f"{side}.converter")
+    if not name:
+        return None
+    return schema_serializer_for(name, side_settings(connector_config, side), side == "key")
 
 
 class TaskSetup:
@@ -50,6 +57,11 @@ class TaskSetup:
             settings = dataclasses.replace(settings, key_converter=key)
         if value is not None:
             settings = dataclasses.replace(settings, value_converter=value)
+        if (key is not None or value is not None) and settings.schema_converters is not None:
+            base_key, base_value = settings.schema_converters
+            key_schema, value_schema = (_schema_converter(connector_config, side) for side in ("key", "value"))
+            pair = (key_schema or base_key, value_schema or base_value)
+            settings = dataclasses.replace(settings, schema_converters=pair)
         return settings
 
     def offset_stores(self, settings: RunnerSettings, connector_config: Mapping[str, str]) -> ConnectorOffsetStores:

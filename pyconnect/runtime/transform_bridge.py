@@ -41,14 +41,15 @@ def header_bytes(value: Any) -> bytes | None:
 
 def to_connect(record: SourceRecord) -> ConnectRecord:
     headers = Headers(Header(k, v) for k, v in record.headers or ())
-    return ConnectRecord(record.topic, record.partition, None, record.key, None, record.value, record.timestamp,
-                         headers)
+    return ConnectRecord(record.topic, record.partition, record.key_schema, record.key, record.value_schema,
+                         record.value, record.timestamp, headers)
 
 
 def to_source(original: SourceRecord, record: ConnectRecord) -> SourceRecord:
     headers = [(h.key, header_bytes(h.value)) for h in record.headers]
     return SourceRecord(original.source_partition, original.source_offset, record.topic or original.topic,
-                        record.value, record.key, record.kafka_partition, record.timestamp, headers or None)
+                        record.value, record.key, record.kafka_partition, record.timestamp, headers or None,
+                        record.key_schema, record.value_schema)
 
 
 class TransformingDelivery(GenericDelivery):

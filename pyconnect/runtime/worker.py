@@ -6,43 +6,34 @@ import logging
 import threading
 import time
 import traceback
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from typing import Any
 
-from pyconnect.api.batch import BatchTask
-from pyconnect.api.connector import SourceTask
 from pyconnect.api.states import State, TargetState
 from pyconnect.api.task_id import TaskId
 from pyconnect.config.providers import resolve_config
 from pyconnect.config.worker import WorkerConfig
-from pyconnect.converters import converter_for, side_settings
+from pyconnect.converters import converter_for, schema_serializer_for, side_settings
 from pyconnect.logging_context import context_thread
 from pyconnect.logging_context import scope as log_scope
 from pyconnect.plugins import PluginRegistry, registry
 from pyconnect.runtime import metrics
 from pyconnect.runtime.assignment import WorkerAssignment
-from pyconnect.runtime.batch_runner import BatchTaskRunner
-from pyconnect.runtime.connector_runner import ConnectorRunner, connector_instance
-from pyconnect.runtime.fencing import TaskPreflight, fence_pending
+from pyconnect.runtime.connector_runner import ConnectorRunner
+from pyconnect.runtime.fencing import fence_pending
 from pyconnect.runtime.handover import HandOver
 from pyconnect.runtime.internal_topics import InternalTopics, LogFactory, kafka_log_factory, own_offset_store
 from pyconnect.runtime.membership import Assignment, Membership
-from pyconnect.runtime.source_runner import ConnectorOffsetReader, RunnerSettings, SourceTaskRunner
+from pyconnect.runtime.source_runner import ConnectorOffsetReader, RunnerSettings
+from pyconnect.runtime.task_factory import TaskFactory, TaskRunner
 from pyconnect.runtime.task_setup import TaskSetup
 from pyconnect.runtime.worker_metrics import WorkerCollector
 from pyconnect.runtime.worker_scope import WorkerScope
 from pyconnect.storage.config_store import ConfigSnapshot, ConfigStore
 from pyconnect.storage.offset_store import OffsetStore
 from pyconnect.storage.status_store import Status, StatusStore
-from pyconnect.transforms.connector_config import TRANSFORMS, aliases, build_chain
 
 log = logging.getLogger(__name__)
-
-def _load_task_class(task_config: Mapping[str, str], connector_config: Mapping[str, str],
-                     plugins: PluginRegistry) -> type[SourceTask] | type[BatchTask]:
-    # The connector, not the task config's `task.class`, says what runs a task (see task_class_for).
-    return connector_instance(plugins, connector_config).task_class_for(task_config)
-
 
 class Worker:
     """One member of a Connect cluster."""
@@ -73,14 +64,19 @@ class Worker:
             producer_conf=config.task_client_config("producer"),
             key_converter=converter_for(settings.key_converter, side_settings(config.raw, "key"), True),
             value_converter=converter_for(settings.value_converter, side_settings(config.raw, "value"), False),
+            schema_converters=(
+                schema_serializer_for(settings.key_converter, side_settings(config.raw, "key"), True),
+                schema_serializer_for(settings.value_converter, side_settings(config.raw, "value"), False)),
             flush_interval=settings.offset_flush_interval_ms / 1000.0,
             flush_timeout=settings.offset_flush_timeout_ms / 1000.0,
             shutdown_timeout=settings.task_shutdown_graceful_timeout_ms / 1000.0,
         )
         self._setup = TaskSetup(config, self._settings, self.offsets, self.topics.offsets,
                                 lambda topic, producer, committed: own_offset_store(config, topic, producer, committed))
+        self._factory = TaskFactory(config, plugins, self._settings, self._setup, self.offsets, self.configs.snapshot,
+                                    self._owns)
         self.connectors: dict[str, ConnectorRunner] = {}
-        self.tasks: dict[TaskId, SourceTaskRunner | BatchTaskRunner | _FailedTask] = {}
+        self.tasks: dict[TaskId, TaskRunner] = {}
         self._task_configs: dict[TaskId, dict[str, str]] = {}
         self._restarts_seen: dict[str, int] = {}
         self._task_restarts: set[TaskId] = set()
@@ -316,18 +312,12 @@ class Worker:
         name, index = task_id.connector, task_id.task
         report = self._report(name, index)
         self._task_configs[task_id] = task_config
+        on_topic = ((lambda topic: self.statuses.put_topic(name, topic, index))
+                    if self.config.settings.topic_tracking_enable else None)
         try:
-            task_config = resolve_config(task_config)  # placeholders resolved only in memory
-            task_class = _load_task_class(task_config, snapshot.connectors[name], self.plugins)
-            on_topic = ((lambda topic: self.statuses.put_topic(name, topic, index))
-                        if self.config.settings.topic_tracking_enable else None)
-            runner: SourceTaskRunner | BatchTaskRunner
-            if issubclass(task_class, BatchTask):
-                runner = BatchTaskRunner(name, index, task_class(), task_config, self.offsets, report,
-                                         self._settings.flush_timeout + 25)
-            else:
-                runner = self._source_runner(task_id, task_class(), task_config, snapshot.connectors[name], report,
-                                             on_topic)
+            # Placeholders are resolved only in memory.
+            runner = self._factory.create(task_id, resolve_config(task_config), snapshot.connectors[name], report,
+                                          on_topic)
         except Exception as exc:
             report(State.FAILED, "".join(traceback.format_exception(exc)))
             self.tasks[task_id] = _FailedTask(task_id)
@@ -345,21 +335,6 @@ class Worker:
             self._task_restarts.add(task_id)
         self._wake.set()
         return True
-
-    def _source_runner(self, task_id: TaskId, task: SourceTask, task_config: dict[str, str],
-                       connector_config: Mapping[str, str], report: Callable[..., None],
-                       on_topic: Callable[[str], None] | None) -> SourceTaskRunner:
-        setup = self._setup
-        settings = setup.settings(connector_config)
-        stores = setup.offset_stores(settings, connector_config)
-        preflight = None
-        if self.config.settings.exactly_once:
-            settings = setup.transactional(settings, task_id, connector_config, stores,
-                                           setup.primary_topic(connector_config, stores))
-            preflight = TaskPreflight(task_id, self.configs.snapshot, self._owns, settings.flush_timeout + 55)
-        chain = build_chain(resolve_config(connector_config)) if aliases(connector_config, TRANSFORMS) else None
-        return SourceTaskRunner(task_id.connector, task_id.task, task, task_config, stores, settings, report,
-                                on_topic, preflight, chain)
 
     def _owns(self, task_id: TaskId) -> bool:
         return task_id in self.my_assignment().tasks
@@ -382,6 +357,9 @@ class _FailedTask:
     def __init__(self, task_id: TaskId) -> None:
         self.id = str(task_id)
         self.state = State.FAILED
+
+    def start(self, paused: bool = False) -> None:
+        return None
 
     def stop(self) -> None:
         return None

@@ -1,0 +1,99 @@
+"""From a consumed Kafka message to the SinkRecord a sink task is given (Connect's
+WorkerSinkTask.convertAndTransformRecord): key, value and headers through the connector's converters,
+then its transforms. Each step runs under the connector's error handling (`Guard`): a step that fails
+within `errors.tolerance=all` yields None and the message is skipped (its offset still committed)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Protocol, TypeVar
+
+from pyconnect.api.connect_record import Header, Headers
+from pyconnect.api.converter import Deserialize, HeaderConverter, SchemaAndValue
+from pyconnect.api.sink import SinkRecord, TimestampType
+from pyconnect.transforms.chain import TransformationChain
+from pyconnect.transforms.registry import java_name
+
+T = TypeVar("T")
+
+# librdkafka's timestamp types (confluent_kafka.TIMESTAMP_*): 0 none, 1 create time, 2 log-append time.
+_TIMESTAMP_TYPES = {0: TimestampType.NO_TIMESTAMP_TYPE, 1: TimestampType.CREATE_TIME,
+                    2: TimestampType.LOG_APPEND_TIME}
+
+
+class Guard(Protocol):
+    """Runs one processing step of one message under the connector's error handling: the step's result,
+    or None when it failed and the failure is tolerated. Raises when it is not."""
+
+    def __call__(self, stage: str, executing_class: str, step: Callable[[], T], message: Any) -> T | None: ...
+
+
+def unguarded(stage: str, executing_class: str, step: Callable[[], T], message: Any) -> T | None:
+    """No error handling: a failing step raises."""
+    return step()
+
+
+@dataclass(frozen=True)
+class SinkConverters:
+    """A connector's converters for reading, with the class names error reports show."""
+
+    key: Deserialize
+    value: Deserialize
+    headers: HeaderConverter
+    key_class: str
+    value_class: str
+    header_class: str
+
+
+class SinkRecordConversion:
+    """Converts and transforms consumed messages for one sink task."""
+
+    def __init__(self, converters: SinkConverters, chain: TransformationChain | None, guard: Guard) -> None:
+        self._converters, self._chain, self._guard = converters, chain, guard
+
+    def convert(self, message: Any) -> SinkRecord | None:
+        """The record the task is given, or None if a tolerated failure or a transform dropped it."""
+        c, guard, topic = self._converters, self._guard, message.topic()
+        key = guard("KEY_CONVERTER", c.key_class, lambda: c.key(topic, message.key()), message)
+        if key is None:
+            return None
+        value = guard("VALUE_CONVERTER", c.value_class, lambda: c.value(topic, message.value()), message)
+        if value is None:
+            return None
+        headers = guard("HEADER_CONVERTER", c.header_class, lambda: self._headers(topic, message), message)
+        if headers is None:
+            return None
+        record = self._record(message, key, value, headers)
+        if self._chain is None:
+            return record
+        for stage in self._chain.stages:
+            transformed = guard("TRANSFORMATION", java_name(type(stage.transformation)),
+                                lambda r=record, s=stage: s.apply(r), message)  # type: ignore[misc]
+            if transformed is None:
+                return None  # dropped by the transform, or a tolerated failure
+            record = transformed if isinstance(transformed, SinkRecord) else _as_sink_record(transformed, record)
+        return record
+
+    def _headers(self, topic: str, message: Any) -> Headers:
+        out = Headers()
+        for key, data in message.headers() or ():
+            converted = self._converters.headers.to_connect(topic, key, data)
+            out.add_header(Header(key, converted.value, converted.schema))
+        return out
+
+    @staticmethod
+    def _record(message: Any, key: SchemaAndValue, value: SchemaAndValue, headers: Headers) -> SinkRecord:
+        kind, timestamp = message.timestamp()
+        timestamp_type = _TIMESTAMP_TYPES.get(kind, TimestampType.NO_TIMESTAMP_TYPE)
+        topic, partition, offset = message.topic(), message.partition(), message.offset()
+        return SinkRecord(topic, partition, key.schema, key.value, value.schema, value.value,
+                          None if timestamp_type is TimestampType.NO_TIMESTAMP_TYPE or timestamp < 0 else timestamp,
+                          headers, offset, timestamp_type, topic, partition, offset)
+
+
+def _as_sink_record(record: Any, original: SinkRecord) -> SinkRecord:
+    """A transform that built a plain ConnectRecord: keep the sink fields of the record it was given."""
+    return SinkRecord(record.topic, record.kafka_partition, record.key_schema, record.key, record.value_schema,
+                      record.value, record.timestamp, record.headers, original.kafka_offset, original.timestamp_type,
+                      original.original_topic, original.original_kafka_partition, original.original_kafka_offset)

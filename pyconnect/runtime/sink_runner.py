@@ -1,0 +1,225 @@
+"""Runs one SinkTask on its own thread: consume -> convert -> transform -> put -> commit the group's offsets
+(Connect's WorkerSinkTask).
+
+Every task of a sink connector is a member of the consumer group `connect-<connector>` and subscribes to
+the connector's `topics` (or `topics.regex`): the group spreads the partitions over the tasks and moves
+them when tasks come and go, and the offsets committed are that group's, which lag tooling reads.
+
+Invariants:
+- The offset committed for a partition is never past a record not yet given to `put` in a call that
+  returned: offsets advance only after `put` returned (a failing or retried batch does not move them),
+  and what is committed is what `pre_commit` returned, capped to partitions the task still owns.
+- Before a partition is taken away (rebalance or stop), its offsets are committed and the task's `close`
+  is called for it; `open` is called before any of a partition's records is put.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+import traceback
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import confluent_kafka as ck
+
+from pyconnect.api.errors import ConnectException, RetriableException
+from pyconnect.api.sink import ErrantRecordReporter, SinkRecord, SinkTask, TopicPartition
+from pyconnect.api.states import State
+from pyconnect.kafka.clients import new_consumer
+from pyconnect.logging_context import context_thread, set_context
+from pyconnect.runtime.sink_context import WorkerSinkTaskContext
+from pyconnect.runtime.sink_conversion import SinkRecordConversion
+from pyconnect.runtime.sink_offsets import SinkOffsets
+from pyconnect.runtime.worker_metrics import TaskMetricsRegistry
+
+log = logging.getLogger(__name__)
+
+StatusCallback = Callable[[State, str | None], None]
+
+
+@dataclass(frozen=True)
+class SinkSettings:
+    """How a sink task consumes: its consumer (group included), what it subscribes to, and cadences."""
+
+    consumer_conf: Mapping[str, str]
+    topics: tuple[str, ...]
+    topics_regex: str | None
+    max_poll_records: int
+    flush_interval: float
+    shutdown_timeout: float
+
+    def subscription(self) -> list[str]:
+        # librdkafka subscribes by regex when a name starts with '^'; Java's topics.regex is a full match.
+        return [f"^(?:{self.topics_regex})$"] if self.topics_regex else list(self.topics)
+
+
+class SinkTaskRunner:
+    """Owns the task instance, its consumer and the group's offset commits."""
+
+    def __init__(self, connector: str, index: int, task: SinkTask, config: Mapping[str, str],
+                 settings: SinkSettings, conversion: SinkRecordConversion, report: StatusCallback,
+                 reporter: ErrantRecordReporter | None = None, on_topic: Callable[[str], None] | None = None) -> None:
+        self.connector, self.index, self.task, self.config = connector, index, task, dict(config)
+        self.id = f"{connector}-{index}"
+        self._settings, self._conversion, self._report = settings, conversion, report
+        self._context = WorkerSinkTaskContext(config, reporter)
+        self._on_topic, self._topics_seen = on_topic, set[str]()
+        self._stopping, self._paused = threading.Event(), threading.Event()
+        self._retry: tuple[list[SinkRecord], dict[TopicPartition, int], float] | None = None
+        self._offsets: SinkOffsets | None = None
+        self.state: State = State.UNASSIGNED
+        self.metrics = TaskMetricsRegistry()
+        self._thread = context_thread(self._run, f"task-{self.id}")
+
+    # control ---------------------------------------------------------------------------------
+
+    def start(self, paused: bool = False) -> None:
+        if paused:
+            self._paused.set()
+        self._thread.start()
+
+    def pause(self) -> None:
+        self._paused.set()
+
+    def resume(self) -> None:
+        self._paused.clear()
+
+    def stop(self) -> None:
+        self._stopping.set()
+
+    def join(self, timeout: float) -> bool:
+        self._thread.join(timeout)
+        return not self._thread.is_alive()
+
+    # task thread -----------------------------------------------------------------------------
+
+    def _set_state(self, state: State, trace: str | None = None) -> None:
+        if state != self.state or trace:
+            self.state = state
+            self._report(state, trace)
+
+    def _run(self) -> None:
+        set_context(self.connector, self.index)
+        consumer: ck.Consumer | None = None
+        trace = None
+        try:
+            consumer = new_consumer(self._settings.consumer_conf)
+            self._offsets = SinkOffsets(self.id, consumer, self.task, self._context)
+            self.task.initialize(self._context)
+            self.task.start(self.config)
+            offsets = self._offsets
+            consumer.subscribe(self._settings.subscription(), on_assign=offsets.on_assign,
+                               on_revoke=offsets.on_revoke, on_lost=offsets.on_lost)
+            self._loop(consumer, offsets)
+        except Exception as exc:
+            trace = "".join(traceback.format_exception(exc))
+            log.error("[%s] task failed: %s", self.id, exc)
+        self._close(consumer)
+        self.metrics.close()
+        if trace is not None:
+            self._set_state(State.FAILED, trace)
+
+    def _close(self, consumer: ck.Consumer | None) -> None:
+        """Commit what was put and close the partitions (Connect's closeAllPartitions), stop the task."""
+        if self._offsets is not None:
+            self._offsets.close_all()
+        try:
+            self.task.stop()
+        except Exception:
+            log.exception("[%s] error while stopping the task", self.id)
+        if consumer is not None:
+            try:
+                consumer.close()
+            except Exception:
+                log.exception("[%s] error closing the consumer", self.id)
+
+    def _loop(self, consumer: ck.Consumer, offsets: SinkOffsets) -> None:
+        next_commit = time.monotonic() + self._settings.flush_interval
+        while not self._stopping.is_set():
+            offsets.check()
+            offsets.apply_requests()
+            if self._paused.is_set():
+                if self.state != State.PAUSED:
+                    offsets.pause_all()
+                    self._set_state(State.PAUSED)
+                self._idle(consumer, offsets, 0.1)
+                continue
+            if self.state != State.RUNNING:
+                if self._retry is None:  # a batch waiting to be put again keeps its partitions paused
+                    offsets.resume_all()
+                self._set_state(State.RUNNING)
+            self._iteration(consumer, offsets)
+            if self._context.take_commit_request() or time.monotonic() >= next_commit:
+                offsets.commit()
+                next_commit = time.monotonic() + self._settings.flush_interval
+
+    def _iteration(self, consumer: ck.Consumer, offsets: SinkOffsets) -> None:
+        if self._retry is not None:
+            records, batch_offsets, not_before = self._retry
+            if time.monotonic() < not_before:
+                self._idle(consumer, offsets, min(0.1, not_before - time.monotonic()))
+                return
+            self._put(records, batch_offsets, offsets)
+            return
+        messages = consumer.consume(self._settings.max_poll_records, 0.5)
+        records, batch_offsets = self._convert(messages)
+        self._put(records, batch_offsets, offsets)
+
+    @staticmethod
+    def _idle(consumer: ck.Consumer, offsets: SinkOffsets, timeout: float) -> None:
+        """Serve heartbeats and rebalances while the partitions are paused; a message fetched before the
+        pause took effect is read again later, not dropped."""
+        messages = consumer.consume(100, max(timeout, 0.0))
+        if messages:
+            offsets.rewind(messages)
+
+    def _convert(self, messages: Sequence[Any]) -> tuple[list[SinkRecord], dict[TopicPartition, int]]:
+        records: list[SinkRecord] = []
+        batch_offsets: dict[TopicPartition, int] = {}
+        for message in messages:
+            error = message.error()
+            if error is not None:
+                if error.fatal():
+                    raise ConnectException(f"Consumer failed: {error}")
+                if error.code() != ck.KafkaError._PARTITION_EOF:
+                    log.warning("[%s] consumer error: %s", self.id, error)
+                continue
+            topic = message.topic()
+            if topic not in self._topics_seen:
+                self._new_topic(topic)
+            record = self._conversion.convert(message)
+            if record is not None:
+                records.append(record)
+            # A skipped record's offset is committed too, as Connect does for records errors.tolerance
+            # let through and records a transform dropped.
+            batch_offsets[TopicPartition(topic, message.partition())] = message.offset() + 1
+        return records, batch_offsets
+
+    def _put(self, records: list[SinkRecord], batch_offsets: dict[TopicPartition, int], offsets: SinkOffsets) -> None:
+        try:
+            self.task.put(records)
+        except RetriableException as exc:
+            timeout = self._context.take_timeout()
+            log.warning("[%s] RetriableException from SinkTask: %s; retrying the batch of %d record(s)%s",
+                        self.id, exc, len(records), f" in {timeout} ms" if timeout > 0 else "")
+            if self._retry is None:
+                offsets.pause_all()
+            self._retry = (records, batch_offsets, time.monotonic() + max(timeout, 0) / 1000.0)
+            return
+        except Exception as exc:
+            raise ConnectException("Exiting WorkerSinkTask due to unrecoverable exception.") from exc
+        if self._retry is not None:
+            self._retry = None
+            offsets.resume_all()
+        offsets.delivered(batch_offsets)
+
+    def _new_topic(self, topic: str) -> None:
+        self._topics_seen.add(topic)
+        if self._on_topic is not None:
+            try:
+                self._on_topic(topic)
+            except Exception:
+                log.exception("[%s] topic tracking failed", self.id)

@@ -1,0 +1,92 @@
+"""Builds the runner of one task from its configs: the connector, never the task config, says what runs
+it (`Connector.task_class_for`), and each kind of task gets its runner — a source task its producer and
+offset stores, a batch task its offset writer, a sink task its consumer group and converters."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Protocol
+
+from pyconnect.api.batch import BatchTask
+from pyconnect.api.connector import SourceTask
+from pyconnect.api.sink import SinkTask
+from pyconnect.api.states import State
+from pyconnect.api.task_id import TaskId
+from pyconnect.config.providers import resolve_config
+from pyconnect.config.worker import WorkerConfig
+from pyconnect.plugins import PluginRegistry
+from pyconnect.runtime.batch_runner import BatchTaskRunner
+from pyconnect.runtime.connector_runner import connector_instance
+from pyconnect.runtime.fencing import TaskPreflight
+from pyconnect.runtime.sink_conversion import unguarded
+from pyconnect.runtime.sink_runner import SinkTaskRunner
+from pyconnect.runtime.sink_setup import SinkSetup
+from pyconnect.runtime.source_runner import RunnerSettings, SourceTaskRunner
+from pyconnect.runtime.task_setup import TaskSetup
+from pyconnect.storage.config_store import ConfigSnapshot
+from pyconnect.storage.offset_store import OffsetStore
+from pyconnect.transforms.connector_config import TRANSFORMS, aliases, build_chain
+
+Report = Callable[..., None]
+
+
+class TaskRunner(Protocol):
+    """What the worker does with a running task, whatever its kind."""
+
+    id: str
+    state: State
+
+    def start(self, paused: bool = False) -> None: ...
+
+    def stop(self) -> None: ...
+
+    def join(self, timeout: float) -> bool: ...
+
+    def pause(self) -> None: ...
+
+    def resume(self) -> None: ...
+
+
+class TaskFactory:
+    """Creates task runners for one worker."""
+
+    def __init__(self, config: WorkerConfig, plugins: PluginRegistry, settings: RunnerSettings, setup: TaskSetup,
+                 offsets: OffsetStore, snapshot: Callable[[], ConfigSnapshot], owns: Callable[[TaskId], bool]) -> None:
+        self._config, self._plugins, self._settings, self._setup = config, plugins, settings, setup
+        self._offsets, self._snapshot, self._owns = offsets, snapshot, owns
+        self._sinks = SinkSetup(config, settings.flush_interval, settings.shutdown_timeout)
+
+    def create(self, task_id: TaskId, task_config: Mapping[str, str], connector_config: Mapping[str, str],
+               report: Report, on_topic: Callable[[str], None] | None) -> TaskRunner:
+        """The runner of `task_config` (placeholders already resolved); raises if it cannot be built."""
+        task_class = connector_instance(self._plugins, connector_config).task_class_for(task_config)
+        if issubclass(task_class, BatchTask):
+            return BatchTaskRunner(task_id.connector, task_id.task, task_class(), task_config, self._offsets, report,
+                                   self._settings.flush_timeout + 25)
+        if issubclass(task_class, SinkTask):
+            return self._sink_runner(task_id, task_class(), task_config, connector_config, report, on_topic)
+        return self._source_runner(task_id, task_class(), task_config, connector_config, report, on_topic)
+
+    def _source_runner(self, task_id: TaskId, task: SourceTask, task_config: Mapping[str, str],
+                       connector_config: Mapping[str, str], report: Report,
+                       on_topic: Callable[[str], None] | None) -> SourceTaskRunner:
+        setup = self._setup
+        settings = setup.settings(connector_config)
+        stores = setup.offset_stores(settings, connector_config)
+        preflight = None
+        if self._config.settings.exactly_once:
+            settings = setup.transactional(settings, task_id, connector_config, stores,
+                                           setup.primary_topic(connector_config, stores))
+            preflight = TaskPreflight(task_id, self._snapshot, self._owns, settings.flush_timeout + 55)
+        chain = build_chain(resolve_config(connector_config)) if aliases(connector_config, TRANSFORMS) else None
+        return SourceTaskRunner(task_id.connector, task_id.task, task, task_config, stores, settings, report,
+                                on_topic, preflight, chain)
+
+    def _sink_runner(self, task_id: TaskId, task: SinkTask, task_config: Mapping[str, str],
+                     connector_config: Mapping[str, str], report: Report,
+                     on_topic: Callable[[str], None] | None) -> SinkTaskRunner:
+        resolved = resolve_config(connector_config)
+        settings = self._sinks.settings(task_id.connector, task_id.task, resolved)
+        conversion = self._sinks.conversion(resolved, unguarded)
+        return SinkTaskRunner(task_id.connector, task_id.task, task, task_config, settings, conversion, report,
+                              None, on_topic)
