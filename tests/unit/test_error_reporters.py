@@ -20,6 +20,8 @@ from pyconnect.runtime.errors_handling import (
     ProcessingContext,
     Stage,
     TimestampType,
+    sink_task_reporters,
+    source_task_reporters,
 )
 from pyconnect.runtime.errors_handling import dlq_headers as h
 from tests.unit.errors_fakes import FakeProducer
@@ -287,3 +289,11 @@ def test_context_headers_without_consumed_record() -> None:
     context = ProcessingContext(None, Stage.TASK_PUT, "org.apache.kafka.connect.sink.SinkTask")
     names = [k for k, _ in h.context_headers(context, TASK_ID)]
     assert names == [h.CONNECTOR_NAME, h.TASK_ID, h.STAGE, h.EXECUTING_CLASS]
+
+
+def test_task_reporters_without_dlq() -> None:
+    """Worker.sinkTaskReporters / sourceTaskReporters: the log reporter always, a DLQ only when named."""
+    metrics = ErrorHandlingMetrics()
+    [sink_log] = sink_task_reporters(TASK_ID, ErrorSettings(), metrics, {}, {})
+    [source_log] = source_task_reporters(TASK_ID, ErrorSettings(dlq_topic="ignored-for-sources"), metrics)
+    assert isinstance(sink_log, LogReporter) and isinstance(source_log, LogReporter)

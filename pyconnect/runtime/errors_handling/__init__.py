@@ -16,10 +16,11 @@ from pyconnect.runtime.errors_handling.operator import ToleranceOperator
 from pyconnect.runtime.errors_handling.reporter import ErrorReporter
 from pyconnect.runtime.errors_handling.settings import ErrorSettings
 from pyconnect.runtime.errors_handling.stage import Stage, ToleranceType
+from pyconnect.runtime.errors_handling.task_reporters import sink_task_reporters, source_task_reporters
 
 __all__ = [
     "DLQ_KEYS", "ERROR_KEYS", "SINK_ERROR_KEYS", "ConsumedRecord", "ProcessingContext", "TimestampType",
     "DeadLetterQueueReporter", "create_dlq_reporter", "ensure_dlq_topic", "dlq_errors", "ErrantFutures",
     "ErrantRecordFuture", "LogReporter", "ErrorHandlingMetrics", "ToleranceOperator", "ErrorReporter",
-    "ErrorSettings", "Stage", "ToleranceType",
+    "ErrorSettings", "Stage", "ToleranceType", "sink_task_reporters", "source_task_reporters",
 ]
