@@ -10,7 +10,7 @@ from pyconnect.api.config import ConfigKey, ConfigValue, config_string
 from pyconnect.api.connector import SourceConnector
 from pyconnect.api.sink import SinkConnector
 from pyconnect.plugins import PluginNotFound, PluginRegistry
-from pyconnect.runtime.connector_config import common_definition, dlq_topic, transform_errors
+from pyconnect.runtime.connector_config import common_definition, transform_errors
 from pyconnect.runtime.errors import BadConfig, NotFound
 from pyconnect.runtime.exactly_once_validation import exactly_once_errors
 from pyconnect.runtime.results import ConfigInfo, ConfigInfos, ConfigKeyInfo, ConfigValueInfo
@@ -65,7 +65,7 @@ def validate(plugins: PluginRegistry, config: Mapping[str, str], exactly_once: b
     if isinstance(connector, SourceConnector):
         exactly_once_errors(connector, config, values, exactly_once)
     if sink:
-        for name, messages in sink_errors(config, dlq_topic(config)).items():
+        for name, messages in sink_errors(config).items():
             if name in values:
                 values[name].errors.extend(m for m in messages if m not in values[name].errors)
     configs = [ConfigInfo(key_info(key), _value_info(name, key, values.get(name)))

@@ -14,18 +14,10 @@ from pyconnect.api.config import (
 )
 from pyconnect.config.worker import header_converter_class
 from pyconnect.converters import converter_class
+from pyconnect.runtime.errors_handling.config_keys import ERROR_KEYS
 from pyconnect.runtime.sink_config import SINK, sink_errors
 from pyconnect.transforms import connector_config as transforms
 from pyconnect.transforms.connector_config import ALIAS_KEYS
-
-
-def not_implemented_unless(default: Any, feature: str) -> Any:
-    """A validator accepting only `default` (what the runtime does today) for a Connect feature it lacks."""
-    def check(_name: str, value: Any) -> str | None:
-        if value == default or (isinstance(value, list) and not [v for v in value if v]):
-            return None
-        return f"{feature}: not supported by this runtime yet; remove the setting or leave it at its default"
-    return check
 
 
 def case_insensitive_in(*allowed: str) -> Any:
@@ -80,14 +72,8 @@ COMMON = ConfigDef([
               validator=_non_empty_or_null),
     # Connect's transforms and predicates (pyconnect/transforms; each alias's keys are added per config).
     *ALIAS_KEYS.keys.values(),
-    # Connect's error-handling keys: refused until the runtime applies them, so that a config never
-    # looks accepted while it is ignored.
-    ConfigKey("errors.tolerance", ConfigType.STRING, "none", Importance.MEDIUM, group="Error Handling", order=3,
-              validator=not_implemented_unless("none", "errors.tolerance=all")),
-    ConfigKey("errors.retry.timeout", ConfigType.LONG, 0, Importance.MEDIUM, group="Error Handling", order=1,
-              validator=not_implemented_unless(0, "Retrying failed operations (errors.retry.timeout)")),
-    ConfigKey("errors.deadletterqueue.topic.name", ConfigType.STRING, "", Importance.MEDIUM,
-              group="Error Handling", order=6, validator=not_implemented_unless("", "Dead letter queues")),
+    # Connect's error-handling keys (ConnectorConfig); sinks add the dead letter queue's (sink_config).
+    *ERROR_KEYS.keys.values(),
 ])
 
 
@@ -102,15 +88,11 @@ def common_errors(config_def: ConfigDef, config: dict[str, Any] | Any, sink: boo
     own = [f"{name}: {msg}" for name, value in common_definition(sink).validate_all(config).items()
            if name not in config_def.keys for msg in value.errors]
     if sink:
-        own += [f"{name}: {msg}" for name, messages in sink_errors(config, dlq_topic(config)).items()
+        own += [f"{name}: {msg}" for name, messages in sink_errors(config).items()
                 for msg in messages]
     extra = transform_errors(transforms.validate(config), config)
     # `transforms`/`predicates` are COMMON keys too: each message once.
     return list(dict.fromkeys(own + [f"{name}: {msg}" for name, messages in extra.items() for msg in messages]))
-
-
-def dlq_topic(config: Any) -> str:
-    return str(config.get("errors.deadletterqueue.topic.name") or "")
 
 
 def transform_errors(result: transforms.TransformValidation, config: Any) -> dict[str, list[str]]:

@@ -3,23 +3,25 @@ cross-key rules AbstractHerder checks for sinks, with Connect's messages."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from typing import Any
 
 from pyconnect.api.config import ConfigDef, ConfigKey, ConfigType, Importance
+from pyconnect.runtime.errors_handling.config_keys import DLQ_KEYS
+from pyconnect.runtime.errors_handling.dlq_validation import dlq_errors
 from pyconnect.transforms.simple_config import regex
 
 TOPICS, TOPICS_REGEX = "topics", "topics.regex"
 
-SINK = ConfigDef([
+# SinkConnectorConfig's keys: the topics to consume, and the dead letter queue's (errors_handling).
+SINK = DLQ_KEYS.merge(ConfigDef([
     ConfigKey(TOPICS, ConfigType.LIST, "", Importance.HIGH, "List of topics to consume, separated by commas",
               group="Common", order=4, display_name="Topics"),
     ConfigKey(TOPICS_REGEX, ConfigType.STRING, "", Importance.HIGH,
               "Regular expression giving topics to consume. Under the hood, the regex is compiled to a "
               "<code>java.util.regex.Pattern</code>. Only one of topics or topics.regex should be specified.",
               group="Common", order=4, display_name="Topics regex", validator=regex),
-])
+]))
 
 
 def topics(config: Mapping[str, Any]) -> tuple[str, ...]:
@@ -34,9 +36,9 @@ def topics_regex(config: Mapping[str, Any]) -> str | None:
     return raw or None
 
 
-def sink_errors(config: Mapping[str, Any], dlq_topic: str = "") -> dict[str, list[str]]:
+def sink_errors(config: Mapping[str, Any]) -> dict[str, list[str]]:
     """Connect's SinkConnectorConfig.validate: exactly one of topics / topics.regex, and a dead-letter
-    queue that is not one of the connector's own input topics."""
+    queue that is not one of the connector's own input topics (`dlq_errors`)."""
     listed, pattern = topics(config), topics_regex(config)
     if listed and pattern:
         message = "topics and topics.regex are mutually exclusive options, but both are set."
@@ -44,18 +46,4 @@ def sink_errors(config: Mapping[str, Any], dlq_topic: str = "") -> dict[str, lis
     if not listed and not pattern:
         message = "Must configure one of topics or topics.regex"
         return {TOPICS: [message], TOPICS_REGEX: [message]}
-    dlq = dlq_topic.strip()
-    if dlq and dlq in listed:
-        return {TOPICS: [f"The DLQ topic '{dlq}' may not be included in the list of topics "
-                         f"('{TOPICS}={config.get(TOPICS)}') consumed by the connector"]}
-    if dlq and pattern and _full_match(pattern, dlq):
-        return {TOPICS_REGEX: [f"The DLQ topic '{dlq}' may not be included in the regex matching the topics "
-                               f"('{TOPICS_REGEX}={pattern}') consumed by the connector"]}
-    return {}
-
-
-def _full_match(pattern: str, topic: str) -> bool:
-    try:
-        return re.fullmatch(pattern, topic) is not None
-    except re.error:
-        return False  # reported by the key's own validator
+    return dlq_errors(config)
