@@ -108,13 +108,16 @@ class SchemaBuilder:
         return SchemaBuilder(SchemaType.STRUCT)
 
     @staticmethod
-    def array(value_schema: Schema) -> SchemaBuilder:
+    def array(value_schema: Schema | None) -> SchemaBuilder:
+        """An ARRAY builder; a None element schema is Values' "array of anything" (SchemaBuilder.arrayOfNull)."""
         builder = SchemaBuilder(SchemaType.ARRAY)
         builder._value = value_schema
         return builder
 
     @staticmethod
-    def map(key_schema: Schema, value_schema: Schema) -> SchemaBuilder:
+    def map(key_schema: Schema | None, value_schema: Schema | None) -> SchemaBuilder:
+        """A MAP builder; None key or value schemas are what Values and the JSON reader build for
+        values of mixed types (SchemaBuilder.mapOfNull / mapWithNullValues)."""
         builder = SchemaBuilder(SchemaType.MAP)
         builder._key, builder._value = key_schema, value_schema
         return builder

@@ -21,19 +21,13 @@ from pyconnect.config.providers import (
 )
 from pyconnect.config.worker_settings import WorkerSettings
 from pyconnect.converters import converter_class
+from pyconnect.converters import header_converter_class as header_converter_class  # for connector_config
 from pyconnect.kafka.config import is_client_key, to_librdkafka
 
 log = logging.getLogger(__name__)
 
 H, M, L = Importance.HIGH, Importance.MEDIUM, Importance.LOW
 S, INT, B, LST = ConfigType.STRING, ConfigType.INT, ConfigType.BOOLEAN, ConfigType.LIST
-
-# Header values pass through as the bytes a task gives, which is what these three write for
-# string/bytes headers.
-HEADER_CONVERTERS = ("org.apache.kafka.connect.storage.SimpleHeaderConverter",
-                     "org.apache.kafka.connect.storage.StringConverter",
-                     "org.apache.kafka.connect.converters.ByteArrayConverter")
-
 
 def implemented_class(kind: str, names: tuple[str, ...]) -> Validator:
     """Validator of a CLASS key the runtime implements only for `names` (Java name or simple name)."""
@@ -46,7 +40,6 @@ def implemented_class(kind: str, names: tuple[str, ...]) -> Validator:
     return check
 
 
-header_converter_class = implemented_class("header converter", HEADER_CONVERTERS)
 # Connect's override policies by alias and class name; only All, which the runtime applies (every
 # `producer.override.*` is honoured), is implemented: a stricter policy must not be silently ignored.
 _override_policy_class = implemented_class(

@@ -31,6 +31,7 @@ import orjson
 
 from pyconnect.api.config import java_double_string
 from pyconnect.api.converter import Serialize
+from pyconnect.api.data import DataException
 
 _INT64 = (-(2 ** 63), 2 ** 63 - 1)
 _EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.UTC)
@@ -41,8 +42,8 @@ _LOWER_ESCAPE = re.compile(rb"(?<!\\)((?:\\\\)*)\\u00([0-9a-f]{2})")
 _NON_FINITE = {"NaN", "Infinity", "-Infinity"}
 
 
-class DataError(ValueError):
-    """Connect's DataException: a value the converter cannot represent."""
+class DataError(DataException, ValueError):
+    """Connect's DataException: a value the converter cannot represent (a ValueError too, as before)."""
 
 
 def _schema(type_name: str, logical: str | None = None, **parameters: str) -> dict[str, Any]:
@@ -65,19 +66,30 @@ def _base64(data: bytes | bytearray | memoryview) -> str:
     return base64.b64encode(data).decode("ascii")
 
 
+def unscaled_bytes(value: Decimal) -> bytes:
+    """Decimal.fromLogical: the unscaled value as BigInteger.toByteArray writes it (big-endian two's
+    complement, shortest form with a sign bit). The scale is the Decimal's own exponent."""
+    sign, digits, _ = value.as_tuple()
+    unscaled = int("".join(map(str, digits)) or "0") * (-1 if sign else 1)
+    bits = (unscaled if unscaled >= 0 else ~unscaled).bit_length()
+    return unscaled.to_bytes(bits // 8 + 1, "big", signed=True)
+
+
+def java_number(text: str) -> Any:
+    """A number already rendered as Java prints it, written into the JSON as is."""
+    return orjson.Fragment(text.encode())
+
+
 def _decimal(value: Decimal, numeric: bool) -> tuple[dict[str, Any], Any]:
     """Connect's Decimal logical type: the scale is the Decimal's own."""
     if not value.is_finite():
         raise DataError(f"Invalid type for Decimal: {value} is not a finite number")
-    sign, digits, exponent = value.as_tuple()
+    exponent = value.as_tuple().exponent
     assert isinstance(exponent, int)
-    unscaled = int("".join(map(str, digits)) or "0") * (-1 if sign else 1)
     schema = _schema("bytes", "Decimal", scale=str(-exponent))
     if numeric:
         return schema, orjson.Fragment(str(value).encode())  # BigDecimal.toString: same notation
-    # BigInteger.toByteArray: big-endian two's complement, shortest form with a sign bit.
-    bits = (unscaled if unscaled >= 0 else ~unscaled).bit_length()
-    return schema, _base64(unscaled.to_bytes(bits // 8 + 1, "big", signed=True))
+    return schema, _base64(unscaled_bytes(value))
 
 
 def _logical(value: Any, numeric: bool) -> tuple[dict[str, Any], Any] | None:
@@ -95,6 +107,11 @@ def _logical(value: Any, numeric: bool) -> tuple[dict[str, Any], Any] | None:
         micros = ((value.hour * 60 + value.minute) * 60 + value.second) * 1_000_000 + value.microsecond
         return TIME_SCHEMA, micros // 1000
     return None
+
+
+def java_float(value: float) -> Any:
+    """A FLOAT64 as Jackson writes it (Double.toString; non-finite values quoted)."""
+    return _float(value)
 
 
 def _float(value: float) -> Any:
@@ -122,6 +139,11 @@ def _schemaless(value: Any) -> Any:
     if isinstance(value, (list, tuple, set, frozenset)):
         return [_schemaless(v) for v in value]
     raise DataError(f"Python class {type(value).__name__} does not have corresponding schema type.")
+
+
+def dumps(document: Any) -> bytes:
+    """The JSON text of a tree whose floats are pre-rendered, with Jackson's escapes."""
+    return _dumps(document)
 
 
 def _dumps(document: Any) -> bytes:
