@@ -31,9 +31,12 @@ def test_quickstart_file_source_to_file_sink_by_curl(cluster_factory: Any, broke
     wait_for(lambda: all_running(w, "local-file-source", 1) and all_running(w, "local-file-sink", 1), 60,
              "both connectors RUNNING")
     wait_for(lambda: len(lines(sink)) >= len(first), 90, "every line through the sink")
-    assert lines(sink) == [expected_line(line) for line in first]
+    # Unkeyed records spread over the auto-created topic's partitions (Tansu makes 4), so order is per
+    # partition only: compare as multisets.
+    assert sorted(lines(sink)) == sorted(expected_line(line) for line in first)
     # The records on the renamed topic are what Java's JsonConverter writes for the struct.
-    record = read_messages(w.props["bootstrap.servers"], f"quickstart-{unique}", expect=len(first))[0]
+    records = read_messages(w.props["bootstrap.servers"], f"quickstart-{unique}", expect=len(first))
+    record = next(r for r in records if b'"foo 0"' in r.value())
     assert record.value() == (b'{"schema":{"type":"struct","fields":[{"type":"string","optional":false,"field":"line"},'
                               b'{"type":"string","optional":true,"field":"data_source"}],"optional":false},'
                               b'"payload":{"line":"foo 0","data_source":"test-file-source"}}')

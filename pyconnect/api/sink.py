@@ -15,7 +15,6 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
-from concurrent.futures import Future
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import NamedTuple, Protocol
@@ -50,12 +49,22 @@ class SinkRecord(ConnectRecord):
     original_kafka_offset: int | None = None
 
 
+class ReportFuture(Protocol):
+    """The outcome of one errant-record report (Connect returns a Future<Void>)."""
+
+    def done(self) -> bool:
+        """The report has completed."""
+
+    def result(self, timeout: float | None = None) -> None:
+        """Wait for the report; raise if it failed (e.g. the dead letter queue refused the record)."""
+
+
 class ErrantRecordReporter(Protocol):
     """Connect's ErrantRecordReporter: a task reports a record it cannot write (KIP-610)."""
 
-    def report(self, record: SinkRecord, error: BaseException) -> Future[None]:
+    def report(self, record: SinkRecord, error: BaseException) -> ReportFuture:
         """Hand the record to the connector's error handling (errors.tolerance, log, dead-letter queue).
-        The future completes when the report is durable (the DLQ write acknowledged); the runtime waits
+        The result completes when the report is durable (the DLQ write acknowledged); the runtime waits
         for every report before it commits the record's offset. With `errors.tolerance=none` it raises."""
 
 

@@ -14,7 +14,7 @@ class WorkerSinkTaskContext:
     pause or resume, a commit. The task calls these from `put` (the runner's thread) or from threads of
     its own, so every request is taken under a lock and drained by the runner."""
 
-    def __init__(self, configs: Mapping[str, str], reporter: ErrantRecordReporter | None) -> None:
+    def __init__(self, configs: Mapping[str, str], reporter: ErrantRecordReporter | None = None) -> None:
         self._configs = dict(configs)
         self._reporter = reporter
         self._lock = threading.Lock()
@@ -57,6 +57,10 @@ class WorkerSinkTaskContext:
     @property
     def errant_record_reporter(self) -> ErrantRecordReporter | None:
         return self._reporter
+
+    def set_reporter(self, reporter: ErrantRecordReporter | None) -> None:
+        """Set by the runner once the task's error handling exists (before the task starts)."""
+        self._reporter = reporter
 
     def _check_assigned(self, partitions: tuple[TopicPartition, ...], action: str) -> None:
         # Connect's IllegalWorkerStateException for a partition the task does not own.

@@ -1,37 +1,24 @@
 """From a consumed Kafka message to the SinkRecord a sink task is given (Connect's
 WorkerSinkTask.convertAndTransformRecord): key, value and headers through the connector's converters,
-then its transforms. Each step runs under the connector's error handling (`Guard`): a step that fails
-within `errors.tolerance=all` yields None and the message is skipped (its offset still committed)."""
+then its transforms. Each step runs under the connector's error handling (a `ToleranceOperator`): a step
+that fails within `errors.tolerance=all` yields None and the message is skipped (its offset still
+committed once its dead-letter-queue write, if any, is acknowledged)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Protocol, TypeVar
+from typing import Any
 
 from pyconnect.api.connect_record import Header, Headers
 from pyconnect.api.converter import Deserialize, HeaderConverter, SchemaAndValue
 from pyconnect.api.sink import SinkRecord, TimestampType
+from pyconnect.runtime.errors_handling import ConsumedRecord, ProcessingContext, Stage, ToleranceOperator
 from pyconnect.transforms.chain import TransformationChain
 from pyconnect.transforms.registry import java_name
-
-T = TypeVar("T")
 
 # librdkafka's timestamp types (confluent_kafka.TIMESTAMP_*): 0 none, 1 create time, 2 log-append time.
 _TIMESTAMP_TYPES = {0: TimestampType.NO_TIMESTAMP_TYPE, 1: TimestampType.CREATE_TIME,
                     2: TimestampType.LOG_APPEND_TIME}
-
-
-class Guard(Protocol):
-    """Runs one processing step of one message under the connector's error handling: the step's result,
-    or None when it failed and the failure is tolerated. Raises when it is not."""
-
-    def __call__(self, stage: str, executing_class: str, step: Callable[[], T], message: Any) -> T | None: ...
-
-
-def unguarded(stage: str, executing_class: str, step: Callable[[], T], message: Any) -> T | None:
-    """No error handling: a failing step raises."""
-    return step()
 
 
 @dataclass(frozen=True)
@@ -49,27 +36,29 @@ class SinkConverters:
 class SinkRecordConversion:
     """Converts and transforms consumed messages for one sink task."""
 
-    def __init__(self, converters: SinkConverters, chain: TransformationChain | None, guard: Guard) -> None:
-        self._converters, self._chain, self._guard = converters, chain, guard
+    def __init__(self, converters: SinkConverters, chain: TransformationChain | None,
+                 operator: ToleranceOperator) -> None:
+        self._converters, self._chain, self.operator = converters, chain, operator
 
     def convert(self, message: Any) -> SinkRecord | None:
         """The record the task is given, or None if a tolerated failure or a transform dropped it."""
-        c, guard, topic = self._converters, self._guard, message.topic()
-        key = guard("KEY_CONVERTER", c.key_class, lambda: c.key(topic, message.key()), message)
+        c, execute, topic = self._converters, self.operator.execute, message.topic()
+        context = ProcessingContext(ConsumedRecord.from_message(message))
+        key = execute(Stage.KEY_CONVERTER, c.key_class, lambda: c.key(topic, message.key()), context)
         if key is None:
             return None
-        value = guard("VALUE_CONVERTER", c.value_class, lambda: c.value(topic, message.value()), message)
+        value = execute(Stage.VALUE_CONVERTER, c.value_class, lambda: c.value(topic, message.value()), context)
         if value is None:
             return None
-        headers = guard("HEADER_CONVERTER", c.header_class, lambda: self._headers(topic, message), message)
+        headers = execute(Stage.HEADER_CONVERTER, c.header_class, lambda: self._headers(topic, message), context)
         if headers is None:
             return None
         record = self._record(message, key, value, headers)
         if self._chain is None:
             return record
         for stage in self._chain.stages:
-            transformed = guard("TRANSFORMATION", java_name(type(stage.transformation)),
-                                lambda r=record, s=stage: s.apply(r), message)  # type: ignore[misc]
+            transformed = execute(Stage.TRANSFORMATION, java_name(type(stage.transformation)),
+                                  lambda r=record, s=stage: s.apply(r), context)  # type: ignore[misc]
             if transformed is None:
                 return None  # dropped by the transform, or a tolerated failure
             record = transformed if isinstance(transformed, SinkRecord) else _as_sink_record(transformed, record)

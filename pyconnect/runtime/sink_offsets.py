@@ -10,7 +10,7 @@ what the group holds. See sink_runner.py for the invariants.
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 import confluent_kafka as ck
@@ -36,8 +36,10 @@ def _kafka(partitions: Iterable[TopicPartition], offsets: dict[TopicPartition, i
 class SinkOffsets:
     """Partition ownership, offsets and commits of one sink task."""
 
-    def __init__(self, task_id: str, consumer: ck.Consumer, task: SinkTask, context: WorkerSinkTaskContext) -> None:
+    def __init__(self, task_id: str, consumer: ck.Consumer, task: SinkTask, context: WorkerSinkTaskContext,
+                 before_commit: Callable[[list[TopicPartition]], None]) -> None:
         self._id, self._consumer, self._task, self._context = task_id, consumer, task, context
+        self._before_commit = before_commit
         self.current: dict[TopicPartition, int] = {}
         self.committed: dict[TopicPartition, int] = {}
         self.assigned: set[TopicPartition] = set()
@@ -127,6 +129,7 @@ class SinkOffsets:
         offsets = {p: o for p, o in allowed.items() if p in wanted and self.committed.get(p) != o}
         if not offsets:
             return
+        self._before_commit(sorted(offsets))  # raises (the task fails) if a DLQ write failed
         try:
             self._consumer.commit(offsets=_kafka(offsets, offsets), asynchronous=False)
         except ck.KafkaException as exc:

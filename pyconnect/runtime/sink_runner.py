@@ -19,19 +19,20 @@ import logging
 import threading
 import time
 import traceback
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 import confluent_kafka as ck
 
 from pyconnect.api.errors import ConnectException, RetriableException
-from pyconnect.api.sink import ErrantRecordReporter, SinkRecord, SinkTask, TopicPartition
+from pyconnect.api.sink import SinkRecord, SinkTask, TopicPartition
 from pyconnect.api.states import State
 from pyconnect.kafka.clients import new_consumer
 from pyconnect.logging_context import context_thread, set_context
 from pyconnect.runtime.sink_context import WorkerSinkTaskContext
 from pyconnect.runtime.sink_conversion import SinkRecordConversion
+from pyconnect.runtime.sink_errant import WorkerErrantRecordReporter
 from pyconnect.runtime.sink_offsets import SinkOffsets
 from pyconnect.runtime.worker_metrics import TaskMetricsRegistry
 
@@ -60,12 +61,16 @@ class SinkTaskRunner:
     """Owns the task instance, its consumer and the group's offset commits."""
 
     def __init__(self, connector: str, index: int, task: SinkTask, config: Mapping[str, str],
-                 settings: SinkSettings, conversion: SinkRecordConversion, report: StatusCallback,
-                 reporter: ErrantRecordReporter | None = None, on_topic: Callable[[str], None] | None = None) -> None:
+                 settings: SinkSettings, conversion: Callable[[], SinkRecordConversion], report: StatusCallback,
+                 on_topic: Callable[[str], None] | None = None) -> None:
         self.connector, self.index, self.task, self.config = connector, index, task, dict(config)
         self.id = f"{connector}-{index}"
-        self._settings, self._conversion, self._report = settings, conversion, report
-        self._context = WorkerSinkTaskContext(config, reporter)
+        # The conversion (and its error handling, which may create a dead letter queue topic) is built on
+        # the task's thread: a failure there is the task's, with its trace.
+        self._settings, self._make_conversion, self._report = settings, conversion, report
+        self._conversion: SinkRecordConversion | None = None
+        self._errant: WorkerErrantRecordReporter | None = None
+        self._context = WorkerSinkTaskContext(config)
         self._on_topic, self._topics_seen = on_topic, set[str]()
         self._stopping, self._paused = threading.Event(), threading.Event()
         self._retry: tuple[list[SinkRecord], dict[TopicPartition, int], float] | None = None
@@ -89,6 +94,8 @@ class SinkTaskRunner:
 
     def stop(self) -> None:
         self._stopping.set()
+        if self._conversion is not None:
+            self._conversion.operator.trigger_stop()  # ends a retry backoff at once
 
     def join(self, timeout: float) -> bool:
         self._thread.join(timeout)
@@ -106,8 +113,15 @@ class SinkTaskRunner:
         consumer: ck.Consumer | None = None
         trace = None
         try:
+            self._conversion = conversion = self._make_conversion()
+            operator = conversion.operator
+            self._errant = WorkerErrantRecordReporter(operator)
+            if operator.settings.errant_record_reporter_enabled:  # as Connect: else the task gets None
+                self._context.set_reporter(self._errant)
             consumer = new_consumer(self._settings.consumer_conf)
-            self._offsets = SinkOffsets(self.id, consumer, self.task, self._context)
+            # DLQ writes of a partition's records are acknowledged before its offsets are committed.
+            self._offsets = SinkOffsets(self.id, consumer, self.task, self._context,
+                                        lambda parts: operator.pending.await_futures(parts, 60.0))
             self.task.initialize(self._context)
             self.task.start(self.config)
             offsets = self._offsets
@@ -118,6 +132,8 @@ class SinkTaskRunner:
             trace = "".join(traceback.format_exception(exc))
             log.error("[%s] task failed: %s", self.id, exc)
         self._close(consumer)
+        if self._conversion is not None:
+            self._conversion.operator.close()
         self.metrics.close()
         if trace is not None:
             self._set_state(State.FAILED, trace)
@@ -176,7 +192,10 @@ class SinkTaskRunner:
         if messages:
             offsets.rewind(messages)
 
-    def _convert(self, messages: Sequence[Any]) -> tuple[list[SinkRecord], dict[TopicPartition, int]]:
+    def _convert(self, messages: list[Any]) -> tuple[list[SinkRecord], dict[TopicPartition, int]]:
+        assert self._conversion is not None and self._errant is not None
+        convert = self._conversion.convert
+        self._errant.new_batch(messages)
         records: list[SinkRecord] = []
         batch_offsets: dict[TopicPartition, int] = {}
         for message in messages:
@@ -190,7 +209,12 @@ class SinkTaskRunner:
             topic = message.topic()
             if topic not in self._topics_seen:
                 self._new_topic(topic)
-            record = self._conversion.convert(message)
+            try:
+                record = convert(message)
+            except Exception as exc:
+                exc.add_note(f"while processing the record at topic={topic}, partition={message.partition()}, "
+                             f"offset={message.offset()}")
+                raise
             if record is not None:
                 records.append(record)
             # A skipped record's offset is committed too, as Connect does for records errors.tolerance

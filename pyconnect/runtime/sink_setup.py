@@ -5,11 +5,18 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from pyconnect.api.task_id import TaskId
 from pyconnect.config.worker import WorkerConfig
 from pyconnect.converters import deserializer_for, header_converter_for, side_settings
 from pyconnect.kafka.config import to_librdkafka
+from pyconnect.runtime.errors_handling import (
+    ErrorHandlingMetrics,
+    ErrorSettings,
+    ToleranceOperator,
+    sink_task_reporters,
+)
 from pyconnect.runtime.sink_config import topics, topics_regex
-from pyconnect.runtime.sink_conversion import Guard, SinkConverters, SinkRecordConversion
+from pyconnect.runtime.sink_conversion import SinkConverters, SinkRecordConversion
 from pyconnect.runtime.sink_runner import SinkSettings
 from pyconnect.transforms.connector_config import TRANSFORMS, aliases, build_chain
 
@@ -32,7 +39,11 @@ class SinkSetup:
         overrides = {k[len(OVERRIDE):]: v for k, v in connector_config.items() if k.startswith(OVERRIDE)}
         # Connect's defaults for sink consumers, under what the worker's `consumer.*` and the
         # connector's overrides say: offsets are committed by the runtime, reading starts at the beginning.
+        # A subscribed topic that does not exist yet (the quickstart's, made by the source's first record)
+        # is found by a metadata refresh: every 5 s rather than librdkafka's 5 minutes, as quickly as Java's
+        # consumer retries an unknown topic.
         conf = {"group.id": group_id(connector), "auto.offset.reset": "earliest",
+                "topic.metadata.refresh.interval.ms": "5000",
                 "client.id": f"connector-consumer-{connector}-{task}",
                 **self._config.task_client_config("consumer"), **to_librdkafka(overrides, "consumer"),
                 "enable.auto.commit": "false"}
@@ -42,7 +53,20 @@ class SinkSetup:
         return SinkSettings(conf, topics(connector_config), topics_regex(connector_config),
                             int(max_poll) if max_poll else DEFAULT_MAX_POLL_RECORDS, self._flush, self._shutdown)
 
-    def conversion(self, connector_config: Mapping[str, str], guard: Guard) -> SinkRecordConversion:
+    def operator(self, task_id: TaskId, connector_config: Mapping[str, str]) -> ToleranceOperator:
+        """The task's error handling (errors.*): its reporters, a dead letter queue among them when named
+        (its topic is created here if missing, so this runs on the task's thread)."""
+        settings = ErrorSettings.from_config(connector_config)
+        metrics = ErrorHandlingMetrics()
+
+        def overrides(prefix: str, role: str) -> dict[str, str]:
+            return to_librdkafka({k[len(prefix):]: v for k, v in connector_config.items() if k.startswith(prefix)},
+                                 role)
+        producer = {**self._config.task_client_config("producer"), **overrides("producer.override.", "producer")}
+        admin = {**self._config.client_config("admin"), **overrides("admin.override.", "admin")}
+        return ToleranceOperator(settings, metrics, sink_task_reporters(task_id, settings, metrics, admin, producer))
+
+    def conversion(self, connector_config: Mapping[str, str], operator: ToleranceOperator) -> SinkRecordConversion:
         """Key/value/header converters (the connector's, else the worker's) and the connector's transforms."""
         settings, raw = self._config.settings, self._config.raw
         names = {side: connector_config.get(f"{side}.converter") for side in ("key", "value", "header")}
@@ -58,4 +82,4 @@ class SinkSetup:
             deserializer_for(key_name, configs("key"), True), deserializer_for(value_name, configs("value"), False),
             header_converter_for(header_name, configs("header")), key_name, value_name, header_name)
         chain = build_chain(connector_config) if aliases(connector_config, TRANSFORMS) else None
-        return SinkRecordConversion(converters, chain, guard)
+        return SinkRecordConversion(converters, chain, operator)

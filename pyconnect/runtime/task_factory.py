@@ -17,8 +17,9 @@ from pyconnect.config.worker import WorkerConfig
 from pyconnect.plugins import PluginRegistry
 from pyconnect.runtime.batch_runner import BatchTaskRunner
 from pyconnect.runtime.connector_runner import connector_instance
+from pyconnect.runtime.errors_handling import ErrorSettings, ToleranceOperator
 from pyconnect.runtime.fencing import TaskPreflight
-from pyconnect.runtime.sink_conversion import unguarded
+from pyconnect.runtime.sink_conversion import SinkRecordConversion
 from pyconnect.runtime.sink_runner import SinkTaskRunner
 from pyconnect.runtime.sink_setup import SinkSetup
 from pyconnect.runtime.source_runner import RunnerSettings, SourceTaskRunner
@@ -85,8 +86,11 @@ class TaskFactory:
     def _sink_runner(self, task_id: TaskId, task: SinkTask, task_config: Mapping[str, str],
                      connector_config: Mapping[str, str], report: Report,
                      on_topic: Callable[[str], None] | None) -> SinkTaskRunner:
-        resolved = resolve_config(connector_config)
-        settings = self._sinks.settings(task_id.connector, task_id.task, resolved)
-        conversion = self._sinks.conversion(resolved, unguarded)
+        resolved, sinks = resolve_config(connector_config), self._sinks
+        settings = sinks.settings(task_id.connector, task_id.task, resolved)
+        sinks.conversion(resolved, ToleranceOperator(ErrorSettings())).operator.close()  # bad converters fail here
+
+        def conversion() -> SinkRecordConversion:  # on the task's thread: it may create the DLQ topic
+            return sinks.conversion(resolved, sinks.operator(task_id, resolved))
         return SinkTaskRunner(task_id.connector, task_id.task, task, task_config, settings, conversion, report,
-                              None, on_topic)
+                              on_topic)
