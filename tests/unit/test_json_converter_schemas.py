@@ -129,8 +129,8 @@ def test_decimal_to_json() -> None:
     assert doc["schema"] == {"type": "bytes", "optional": False, "name": "org.apache.kafka.connect.data.Decimal",
                              "version": 1, "parameters": {"scale": "2"}}
     assert base64.b64decode(doc["payload"]) == bytes([0, 156])
-    assert raw(decimal_builder(2).build(), Decimal("1.56"), **{"decimal.format": "NUMERIC"}).endswith(
-        b'"payload":1.56}')
+    numeric = raw(decimal_builder(2).build(), Decimal("1.56"), **{"decimal.format": "NUMERIC"})
+    assert numeric is not None and numeric.endswith(b'"payload":1.56}')
     with pytest.raises(DataException, match="mismatching scale"):
         raw(decimal_builder(2).build(), Decimal("1.5"))
 
