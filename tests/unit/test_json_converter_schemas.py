@@ -231,3 +231,15 @@ def test_header_converter_is_the_same_json() -> None:
     data = converter.to_bytes(TOPIC, "h", INT16_SCHEMA, 7)
     assert data == b'{"schema":{"type":"int16","optional":false},"payload":7}'
     assert converter.to_connect(TOPIC, "h", data) == SchemaAndValue(INT16_SCHEMA, 7)
+
+
+def test_schemas_with_any_elements_write_and_read() -> None:
+    """Values' schemas (a map or array whose element schema is null, as SimpleHeaderConverter reads mixed
+    values) write like Java's null-schema elements and read back (JsonConverter.asJsonSchema(null) is null)."""
+    schema = SchemaBuilder.map(STRING_SCHEMA, None).build()
+    data = raw(schema, {"foo": "bar", "baz": 3456})
+    assert data == (b'{"schema":{"type":"map","keys":{"type":"string","optional":false},"values":null,'
+                    b'"optional":false},"payload":{"foo":"bar","baz":3456}}')
+    converter = JsonConverter()
+    assert converter.to_connect_data(TOPIC, data) == SchemaAndValue(schema, {"foo": "bar", "baz": 3456})
+    assert write(SchemaBuilder.array(None).build(), [1, "a"])["payload"] == [1, "a"]
