@@ -149,10 +149,14 @@ def worker_error(**extra: str) -> str:
 
 def test_worker_converters_are_the_implemented_ones() -> None:
     for name in ("org.apache.kafka.connect.storage.SimpleHeaderConverter", "StringConverter",
-                 "org.apache.kafka.connect.converters.ByteArrayConverter"):
+                 "org.apache.kafka.connect.converters.ByteArrayConverter",
+                 "org.apache.kafka.connect.json.JsonConverter"):
         assert WorkerConfig({**WORKER, "header.converter": name}).values["header.converter"] == name
-    message = worker_error(**{"header.converter": "org.apache.kafka.connect.json.JsonConverter"})
+    message = worker_error(**{"header.converter": "io.confluent.connect.avro.AvroConverter"})
     assert "header.converter" in message and "could not be found" in message
+    # A Converter that is no HeaderConverter is refused, and SimpleHeaderConverter is no Converter.
+    assert "is not an instance of" in worker_error(**{"header.converter": "tests.unit.test_converters:_Upper"})
+    assert "is not an instance of" in worker_error(**{"key.converter": "SimpleHeaderConverter"})
     assert "key.converter" in worker_error(**{"key.converter": "io.confluent.connect.avro.AvroConverter"})
 
 

@@ -10,6 +10,7 @@ import codecs
 from collections.abc import Mapping
 from typing import Any
 
+from pyconnect.api.config import java_double_string
 from pyconnect.api.converter import (
     NULL_SCHEMA_AND_VALUE,
     Converter,
@@ -22,6 +23,7 @@ from pyconnect.api.converter import (
 from pyconnect.api.data import OPTIONAL_BYTES_SCHEMA, OPTIONAL_STRING_SCHEMA, DataException, Schema, SchemaType
 from pyconnect.converters.configs import STRING_CONFIG, ConverterConfigError, parse
 from pyconnect.converters.json_converter import JsonConverter
+from pyconnect.converters.numbers import java_float_string
 from pyconnect.converters.simple_header import SimpleHeaderConverter
 
 
@@ -90,9 +92,41 @@ def _encoding(configs: Mapping[str, str], is_key: bool) -> str:
                                    "unknown character set", {"converter.encoding": ["unknown character set"]}) from None
 
 
+# Java's UTF-16 writes a big-endian BOM and UTF-32 big-endian without one, where Python's codecs of
+# those names use the machine's byte order; both read a BOM when there is one and big-endian otherwise.
+_BOMS = {"utf-16": (codecs.BOM_UTF16_BE, "utf-16-be"), "utf-32": (b"", "utf-32-be")}
+
+
+def _text_bytes(text: str, encoding: str) -> bytes:
+    bom, codec = _BOMS.get(encoding, (b"", encoding))
+    return bom + text.encode(codec, errors="replace")
+
+
+def _bytes_text(data: bytes, encoding: str) -> str:
+    if encoding in _BOMS and not data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE, codecs.BOM_UTF32_LE,
+                                                  codecs.BOM_UTF32_BE)):
+        encoding = _BOMS[encoding][1]
+    return data.decode(encoding, errors="replace")
+
+
+def java_to_string(schema: Schema | None, value: Any) -> str:
+    """Java's `value.toString()` for Connect values StringConverter is given: booleans in lower case,
+    doubles and floats as Java prints them; anything else as Python's str."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float):
+        if schema is not None and schema.type is SchemaType.FLOAT32:
+            return java_float_string(value)
+        return java_double_string(value)
+    return str(value)
+
+
 class StringConverter(Converter, HeaderConverter):
     """org.apache.kafka.connect.storage.StringConverter: `converter.encoding` (default UTF-8); any value
-    is written as its text, and everything reads back as an OPTIONAL_STRING_SCHEMA string."""
+    is written as its text, and everything reads back as an OPTIONAL_STRING_SCHEMA string.
+
+    `serializer()` keeps the fast path's Python text (`str(value)`); `schema_serializer()` and the
+    header path print booleans and floats as Java's toString does."""
 
     def __init__(self) -> None:
         self.encoding = "utf-8"
@@ -108,31 +142,33 @@ class StringConverter(Converter, HeaderConverter):
         def encode(value: Any) -> bytes | None:
             if value is None:
                 return None
-            return value if isinstance(value, bytes) else str(value).encode(encoding, errors="replace")
+            return value if isinstance(value, bytes) else _text_bytes(str(value), encoding)
         self._serialize = encode
 
     def serializer(self) -> Serialize:
         return self._serialize
 
     def schema_serializer(self) -> SchemaSerialize:
-        serialize = self._serialize
-        # Java writes value.toString() whatever the schema says.
-        return lambda _topic, _schema, value: serialize(value)
+        return self.from_connect_data
 
     def deserializer(self) -> Deserialize:
-        encoding = self.encoding
+        return self.to_connect_data
 
-        def decode(_topic: str, data: bytes | None) -> SchemaAndValue:
-            # Java's new String(bytes, charset) replaces malformed input rather than failing.
-            text = None if data is None else data.decode(encoding, errors="replace")
-            return SchemaAndValue(OPTIONAL_STRING_SCHEMA, text)
-        return decode
+    def from_connect_data(self, _topic: str, schema: Schema | None, value: Any) -> bytes | None:
+        """fromConnectData: the value's text whatever the schema (bytes pass through, as the fast path)."""
+        if value is None or isinstance(value, bytes):
+            return value
+        return _text_bytes(java_to_string(schema, value), self.encoding)
+
+    def to_connect_data(self, _topic: str, data: bytes | None) -> SchemaAndValue:
+        """toConnectData: Java's new String(bytes, charset), which replaces malformed input."""
+        return SchemaAndValue(OPTIONAL_STRING_SCHEMA, None if data is None else _bytes_text(data, self.encoding))
 
     def to_bytes(self, topic: str, header_key: str, schema: Schema | None, value: Any) -> bytes | None:
-        return self._serialize(value)
+        return self.from_connect_data(topic, schema, value)
 
     def to_connect(self, topic: str, header_key: str, data: bytes | None) -> SchemaAndValue:
-        return self.deserializer()(topic, data)
+        return self.to_connect_data(topic, data)
 
 
 JAVA_NAMES: dict[str, type] = {

@@ -120,6 +120,11 @@ def _float(value: float) -> Any:
     return text if text in _NON_FINITE else orjson.Fragment(text.encode())
 
 
+def schemaless_json(value: Any) -> Any:
+    """The JSON tree of a value without a schema (Java's convertToJson with a null schema)."""
+    return _schemaless(value)
+
+
 def _schemaless(value: Any) -> Any:
     """Java's conversion with a null schema: the JSON tree, with floats pre-rendered."""
     if value is None or isinstance(value, (bool, str)):

@@ -70,7 +70,10 @@ def _decimal(schema: Schema, node: Any) -> Decimal:
         return node if isinstance(node, Decimal) else Decimal(node if _is_int(node) else repr(node))
     if isinstance(node, str):
         unscaled = _unscaled(node)
-        digits = tuple(int(d) for d in str(abs(unscaled)))
+        try:
+            digits = tuple(int(d) for d in str(abs(unscaled)))
+        except ValueError:  # past Python's int-to-text digit limit
+            raise DataException("Invalid bytes for Decimal field: too many digits") from None
         return Decimal((1 if unscaled < 0 else 0, digits, -decimal_scale(schema)))
     raise DataException("Invalid type for Decimal, underlying representation should be numeric or bytes "
                         f"but was {_node_type(node)}")

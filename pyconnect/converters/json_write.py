@@ -27,7 +27,7 @@ from pyconnect.api.data import (
     Struct,
     logical_to_millis,
 )
-from pyconnect.converters.json_format import java_float, java_number, unscaled_bytes
+from pyconnect.converters.json_format import java_float, java_number, schemaless_json, unscaled_bytes
 from pyconnect.converters.numbers import java_float_string
 
 _INT_RANGES = {SchemaType.INT8: 1 << 7, SchemaType.INT16: 1 << 15, SchemaType.INT32: 1 << 31,
@@ -125,6 +125,10 @@ class JsonWriter:
             return self._struct(schema, value)
         return self._primitive(schema, value)
 
+    def _any(self, schema: Schema | None, value: Any) -> Any:
+        """An element of a container whose element schema may be None (any value, as Java allows)."""
+        return schemaless_json(value) if schema is None else self.to_json(schema, value)
+
     def _checked_primitive(self, schema: Schema, rendered: Any) -> Any:
         if schema.type is not SchemaType.BYTES:
             raise DataException(f"Invalid schema type for Decimal: {schema.type}")
@@ -156,26 +160,24 @@ class JsonWriter:
     def _array(self, schema: Schema, value: Any) -> list[Any]:
         if not isinstance(value, (list, tuple)):
             raise _invalid(schema, value)
-        items = schema.value_schema
-        if items is None:
-            raise DataException("Array schema did not specify the element type")
-        return [self.to_json(items, v) for v in value]
+        return [self._any(schema.value_schema, v) for v in value]
 
     def _map(self, schema: Schema, value: Any) -> Any:
         if not isinstance(value, Mapping):
             raise _invalid(schema, value)
         keys, values = schema.key_schema, schema.value_schema
-        if keys is None or values is None:
-            raise DataException("Map schema did not specify the key and value types")
-        if keys.type is SchemaType.STRING:
+        # Java writes an object for STRING keys, and for no key schema (like a schemaless map) when
+        # every key is a string; otherwise an array of [key, value] pairs.
+        object_mode = keys.type is SchemaType.STRING if keys is not None else all(isinstance(k, str) for k in value)
+        if object_mode:
             out: dict[str, Any] = {}
             for k, v in value.items():
-                key = self.to_json(keys, k)
+                key = self._any(keys, k)
                 if not isinstance(key, str):  # a null key of an optional string schema
                     raise DataException("Map with string keys has a null key")
-                out[key] = self.to_json(values, v)
+                out[key] = self._any(values, v)
             return out
-        return [[self.to_json(keys, k), self.to_json(values, v)] for k, v in value.items()]
+        return [[self._any(keys, k), self._any(values, v)] for k, v in value.items()]
 
     def _struct(self, schema: Schema, value: Any) -> dict[str, Any]:
         if not isinstance(value, Struct):

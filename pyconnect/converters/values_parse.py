@@ -208,7 +208,9 @@ def parse_number(token: str) -> SchemaAndValue | None:
     if not _NUMBER.fullmatch(token):
         return None
     decimal = Decimal(token)
-    if decimal == decimal.to_integral_value():
+    # adjusted() bounds the digits before the point: past 19 no long holds it, and int() of a literal
+    # like 1e999999999 would build a billion-digit integer.
+    if decimal.adjusted() < 19 and decimal == decimal.to_integral_value():
         whole = int(decimal)
         for schema, bound in _INTS:
             if -bound <= whole < bound:
