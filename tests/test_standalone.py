@@ -43,8 +43,9 @@ def complete(broker: Broker, topic: str, tasks: int, count: int) -> bool:
 
 def start(tmp_path: Path, broker: Broker, offsets: Path, connectors: dict[str, dict[str, str]],
           port: int | None = None) -> StandaloneProcess:
-    worker = StandaloneProcess(tmp_path, standalone_properties(broker, offsets, port), connectors)
-    return worker.start().wait_ready()
+    worker = StandaloneProcess(tmp_path, standalone_properties(broker, offsets, port), connectors).start()
+    worker.wait_ready()
+    return worker
 
 
 def test_runs_a_source_connector_with_rest_status(broker: Broker, tmp_path: Path, unique: str) -> None:
@@ -65,6 +66,11 @@ def test_runs_a_source_connector_with_rest_status(broker: Broker, tmp_path: Path
         assert worker.request("PUT", "/connectors/seq/resume").status_code == 202
         wait_for(lambda: complete(broker, topic, 2, 150), 60, "the longer sequences written")
         assert_complete(sequences(read_all(broker.bootstrap, topic)), 2, 150)
+        # A second process on the same offsets file is refused: the file is locked while in use.
+        second = run_standalone([str(worker.config_path)])
+        assert second.returncode == 2, second.stderr
+        assert f"{worker.config_path}:2: offset.storage.file.filename: {tmp_path / 'offsets.dat'} is in use by " \
+               "another process" in second.stderr
     finally:
         assert worker.terminate() == 0, worker.log_tail()
     assert (tmp_path / "offsets.dat").read_bytes().startswith(b"pyconnect-file-log 1\n")
@@ -149,3 +155,15 @@ def test_connector_file_without_name_exits_2(broker: Broker, tmp_path: Path) -> 
     assert result.returncode == 2, result.stderr
     assert f"Connector configuration at '{connector_file}' is missing the mandatory 'name' configuration" \
         in result.stderr
+
+
+def test_two_files_naming_one_connector_exit_2(broker: Broker, tmp_path: Path) -> None:
+    """ConnectStandalone creates each file's connector without replacing one: a second `name` is a conflict."""
+    worker_file = write_properties(tmp_path / "worker.properties",
+                                   standalone_properties(broker, tmp_path / "offsets.dat"))
+    first = write_properties(tmp_path / "a.properties", sequence_file("same", "t", 1, 1))
+    second = tmp_path / "b.json"
+    second.write_text('{"name": "same", "config": {"connector.class": "SequenceSourceConnector", "topic": "t"}}')
+    result = run_standalone([str(worker_file), str(first), str(second)])
+    assert result.returncode == 2, result.stderr
+    assert f"error: {second}: Connector same already exists" in result.stderr

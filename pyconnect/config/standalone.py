@@ -5,7 +5,7 @@ define the keys of a distributed worker (group.id, the three storage topics, the
 replication factors, the group protocol's timeouts, exactly.once.source.support). Such a key in a
 standalone worker file is unknown there, so it is reported with a warning naming file and line and
 has no effect. The runtime still reads a few of them (membership timeouts, internal store names); a
-standalone worker takes their defaults, and its stores are in memory or in the offsets file.
+standalone worker sets them itself, and its stores are in memory or in the offsets file.
 """
 
 from __future__ import annotations
@@ -41,6 +41,8 @@ STANDALONE_CONFIG = ConfigDef([k for name, k in WORKER_CONFIG.keys.items() if na
 #: The internal stores' names in a standalone worker (they name in-memory logs and the offsets file's
 #: store; no topic of these names is created).
 STANDALONE_GROUP = "connect-standalone"
+#: The membership session of the worker's one-member cluster (see StandaloneConfig._settings_values).
+STANDALONE_SESSION_TIMEOUT_MS = 60000
 
 
 class StandaloneConfig(WorkerConfig):
@@ -74,6 +76,9 @@ class StandaloneConfig(WorkerConfig):
             "status.storage.topic": f"{STANDALONE_GROUP}-status",
             "membership.storage.topic": f"{STANDALONE_GROUP}-membership",
             "offset.storage.partitions": 1, "status.storage.partitions": 1,
+            # No other worker can take over: a worker loop stalled for a distributed session timeout would
+            # only stop and restart every task (self-fencing); a minute of tolerance keeps them running.
+            "session.timeout.ms": STANDALONE_SESSION_TIMEOUT_MS,
         })
         return {**values, **filled}
 

@@ -133,7 +133,7 @@ def test_flush_returns_after_fsync_and_futures_complete_then(tmp_path: Path, mon
         gate.wait(10)
         real_fsync(fd)
         synced.append(path.read_bytes())
-    monkeypatch.setattr(file_log.os, "fsync", fsync)
+    monkeypatch.setattr(os, "fsync", fsync)
     future = log.send(b"k", b"v", 0)
     with pytest.raises(TimeoutError):
         log.flush(0.2)
@@ -158,7 +158,7 @@ def test_a_failed_write_fails_its_futures_and_is_cut_off(tmp_path: Path, monkeyp
         if calls["n"] == 1:
             raise OSError(28, "No space left on device")
         real_fsync(fd)
-    monkeypatch.setattr(file_log.os, "fsync", failing_once)
+    monkeypatch.setattr(os, "fsync", failing_once)
     lost = log.send(b"a", b"1", 0)
     log.flush(10)
     assert isinstance(lost.exception(), FileLogError)
