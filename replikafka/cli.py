@@ -33,7 +33,8 @@ def setup_logging(level: str = "INFO", fmt: str | None = None) -> None:
     logging.getLogger("librdkafka").setLevel(max(logging.WARNING, logging.getLogger().level))
 
 
-def wait_for_signal() -> None:
+def stop_on_signal() -> threading.Event:
+    """An event SIGTERM/SIGINT set from now on (instead of ending the process at once)."""
     stop = threading.Event()
 
     def on_signal(signum: int, _frame: FrameType | None) -> None:
@@ -42,7 +43,11 @@ def wait_for_signal() -> None:
 
     signal.signal(signal.SIGTERM, on_signal)
     signal.signal(signal.SIGINT, on_signal)
-    stop.wait()
+    return stop
+
+
+def wait_for_signal() -> None:
+    stop_on_signal().wait()
 
 
 def startup_error(path: str, exc: Exception) -> int:

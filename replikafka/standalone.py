@@ -49,13 +49,14 @@ def _create_connectors(worker: Worker, connectors: list[ConnectorFile]) -> None:
         try:
             herder.create(connector.name, dict(connector.config), connector.initial_state)
         except HerderError as exc:
+            log.error("Failed to create connector for %s", connector.path)  # Connect's line; stderr has why
             raise HerderError(f"{connector.path}: {exc}") from exc
         log.info("Created connector %s (%s)", connector.name, connector.path)
 
 
 def run_standalone(worker_path: str, connector_paths: list[str]) -> int:
     """Run a standalone worker until SIGTERM/SIGINT; return the exit code."""
-    from replikafka.cli import startup_error, wait_for_signal
+    from replikafka.cli import startup_error, stop_on_signal
 
     try:
         config, connectors = _load(worker_path, connector_paths)
@@ -64,9 +65,10 @@ def run_standalone(worker_path: str, connector_paths: list[str]) -> int:
         worker.cluster_id = Admin(config.client_config("admin", "admin.")).cluster_id(timeout=20)
     except (ConfigFileError, KafkaClientError, ValueError) as exc:
         return startup_error(worker_path, exc)
+    stop = stop_on_signal()  # from here a SIGTERM stops the worker gracefully, also while connectors are created
     try:
         worker.start()
-    except FileLogError as exc:
+    except (FileLogError, OSError) as exc:  # the offsets file: locked by another process, corrupt, unwritable
         return _error(str(config.source.error(OFFSET_STORAGE_FILE_FILENAME, str(exc)) if config.source else exc))
     from rest.server import RestServer
 
@@ -76,11 +78,11 @@ def run_standalone(worker_path: str, connector_paths: list[str]) -> int:
     try:
         _create_connectors(worker, connectors)
     except (HerderError, RuntimeError) as exc:
-        log.error("Stopping after connector error: %s", exc)
+        log.error("Stopping after connector error")
         rest.stop()
         worker.stop()
         return _error(str(exc))
-    wait_for_signal()
+    stop.wait()
     rest.stop()
     worker.stop()
     return 0

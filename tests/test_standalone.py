@@ -167,3 +167,17 @@ def test_two_files_naming_one_connector_exit_2(broker: Broker, tmp_path: Path) -
     result = run_standalone([str(worker_file), str(first), str(second)])
     assert result.returncode == 2, result.stderr
     assert f"error: {second}: Connector same already exists" in result.stderr
+
+
+def test_invalid_connector_config_exits_2_with_the_validation_message(broker: Broker, tmp_path: Path) -> None:
+    """The file's connector is validated as POST /connectors validates it."""
+    worker_file = write_properties(tmp_path / "worker.properties",
+                                   standalone_properties(broker, tmp_path / "offsets.dat"))
+    connector_file = write_properties(tmp_path / "notopic.properties",
+                                      {"name": "c", "connector.class": "SequenceSourceConnector", "tasks.max": "0"})
+    result = run_standalone([str(worker_file), str(connector_file)])
+    assert result.returncode == 2, result.stderr
+    assert f"error: {connector_file}: Connector configuration is invalid and contains the following 2 error(s):\n" \
+        in result.stderr
+    assert '\nMissing required configuration "topic" which has no default value.\n' in result.stderr
+    assert "\nInvalid value 0 for configuration tasks.max: Value must be at least 1\n" in result.stderr
