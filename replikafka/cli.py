@@ -1,4 +1,5 @@
-"""Command line: `pyconnect distributed worker.properties` (and `pyconnect-distributed`)."""
+"""Command line: `pyconnect distributed worker.properties` (and `pyconnect-distributed`), `pyconnect standalone
+worker.properties connector.properties ...` (and `pyconnect-standalone`), and the other subcommands."""
 
 from __future__ import annotations
 
@@ -32,7 +33,8 @@ def setup_logging(level: str = "INFO", fmt: str | None = None) -> None:
     logging.getLogger("librdkafka").setLevel(max(logging.WARNING, logging.getLogger().level))
 
 
-def wait_for_signal() -> None:
+def stop_on_signal() -> threading.Event:
+    """An event SIGTERM/SIGINT set from now on (instead of ending the process at once)."""
     stop = threading.Event()
 
     def on_signal(signum: int, _frame: FrameType | None) -> None:
@@ -41,7 +43,11 @@ def wait_for_signal() -> None:
 
     signal.signal(signal.SIGTERM, on_signal)
     signal.signal(signal.SIGINT, on_signal)
-    stop.wait()
+    return stop
+
+
+def wait_for_signal() -> None:
+    stop_on_signal().wait()
 
 
 def startup_error(path: str, exc: Exception) -> int:
@@ -87,6 +93,19 @@ def run_distributed(path: str) -> int:
     return 0
 
 
+def _standalone_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("worker_properties")
+    parser.add_argument("connector_files", nargs="*", metavar="connector_file",
+                        help="connector configs: .properties, or JSON (a config map or a POST /connectors body)")
+
+
+def run_standalone(worker_path: str, connector_paths: list[str]) -> int:
+    """Start a standalone worker with the given connectors and serve REST until SIGTERM/SIGINT."""
+    from replikafka.standalone import run_standalone as run
+
+    return run(worker_path, connector_paths)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="pyconnect", description="Kafka Connect compatible worker")
     parser.add_argument("--log-level", default="INFO")
@@ -94,6 +113,8 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True)
     dist = sub.add_parser("distributed", help="run a distributed worker (like connect-distributed.sh)")
     dist.add_argument("worker_properties")
+    alone = sub.add_parser("standalone", help="run a standalone worker (like connect-standalone.sh)")
+    _standalone_arguments(alone)
     mm = sub.add_parser("mirror-maker", help="run MirrorMaker 2 from an mm2.properties file (dedicated mode)")
     mm.add_argument("mm2_properties")
     mm.add_argument("--clusters", nargs="+", help="only flows whose target is one of these aliases")
@@ -110,6 +131,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     setup_logging(args.log_level, args.log_format)
     if args.command == "distributed":
         return run_distributed(args.worker_properties)
+    if args.command == "standalone":
+        return run_standalone(args.worker_properties, args.connector_files)
     if args.command == "mirror-maker":
         return run_mirror_maker(args.mm2_properties, args.clusters, args.listeners)
     if args.command == "offsets":
@@ -141,6 +164,15 @@ def distributed_main() -> int:
     args = parser.parse_args()
     setup_logging()
     return run_distributed(args.worker_properties)
+
+
+def standalone_main() -> int:
+    """`pyconnect-standalone worker.properties [connector1.properties ...]`, shaped like connect-standalone.sh."""
+    parser = argparse.ArgumentParser(prog="pyconnect-standalone")
+    _standalone_arguments(parser)
+    args = parser.parse_args()
+    setup_logging()
+    return run_standalone(args.worker_properties, args.connector_files)
 
 
 if __name__ == "__main__":

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 from urllib.parse import urlparse
 
 from pyconnect.api.config import ConfigDef, ConfigKey, ConfigType, Importance, Validator, at_least, non_empty_string
@@ -135,7 +135,7 @@ WORKER_CONFIG = ConfigDef([
 ])
 
 # Prefixes Connect defines on workers (client overrides, internal-topic settings, REST/TLS).
-_KNOWN_PREFIXES = ("producer.", "consumer.", "admin.", "config.storage.", "offset.storage.", "status.storage.",
+KNOWN_PREFIXES = ("producer.", "consumer.", "admin.", "config.storage.", "offset.storage.", "status.storage.",
                    "listeners.https.", "key.converter.", "value.converter.", "header.converter.",
                    "config.providers.", "rest.extension.", "metrics.", "metric.", "inter.worker.",
                    "response.http.", "task.", "worker.", "replication.policy.")
@@ -151,6 +151,13 @@ class RestListener:
 class WorkerConfig:
     """Typed, validated worker settings plus the raw values for client pass-through."""
 
+    #: The keys this kind of worker defines (a distributed worker's; StandaloneConfig has its own).
+    definition: ClassVar[ConfigDef] = WORKER_CONFIG
+    #: Prefixes of keys taken without a warning although the definition does not name them.
+    known_prefixes: ClassVar[tuple[str, ...]] = KNOWN_PREFIXES
+    #: Connect's connectorOffsetsTopicsPermitted: a connector's `offsets.storage.topic` is honoured.
+    connector_offsets_topics_permitted: ClassVar[bool] = True
+
     def __init__(self, values: Mapping[str, str], source: Properties | None = None) -> None:
         self.source = source
         self.providers = self._providers(values)
@@ -158,17 +165,28 @@ class WorkerConfig:
         # One worker per process (MM2's herders share one file's providers): its providers are the
         # ones connector and task configs are resolved with, as in Connect's WorkerConfigTransformer.
         install(self.providers or None)
-        errors = {n: v.errors for n, v in WORKER_CONFIG.validate_all(self.raw).items() if v.errors}
+        errors = {n: v.errors for n, v in self.definition.validate_all(self.raw).items() if v.errors}
         if errors:
             key, messages = next(iter(errors.items()))
             raise self._error(key, messages[0])
-        self.values: dict[str, Any] = WORKER_CONFIG.parse(self.raw)
-        self.settings = WorkerSettings.from_values(self.values)
-        for key in self.raw:
-            if key not in WORKER_CONFIG.keys and not key.startswith(_KNOWN_PREFIXES) and not is_client_key(key):
-                where = f"{source.path}:{source.line_of(key)}: " if source else ""
-                log.warning("%sunknown worker setting %r is ignored", where, key)
+        self.values: dict[str, Any] = self.definition.parse(self.raw)
+        self.settings = WorkerSettings.from_values(self._settings_values(self.values))
+        self._warn_unknown(self.raw)
         self.listener = self._parse_listener()
+
+    def _warn_unknown(self, keys: Iterable[str]) -> None:
+        """A warning naming file and line for each key that is neither defined nor passed on to clients."""
+        for key in keys:
+            if key not in self.definition.keys and not key.startswith(self.known_prefixes) and not is_client_key(key):
+                log.warning("%sunknown worker setting %r is ignored", self.where(key), key)
+
+    def where(self, key: str) -> str:
+        """`file:line: ` of `key` for a message ("" for a config not read from a file)."""
+        return f"{self.source.path}:{self.source.line_of(key)}: " if self.source else ""
+
+    def _settings_values(self, values: Mapping[str, Any]) -> Mapping[str, Any]:
+        """The values WorkerSettings is built from (a kind of worker without some keys fills them in)."""
+        return values
 
     def _providers(self, values: Mapping[str, str]) -> dict[str, ConfigProvider]:
         try:
@@ -223,8 +241,10 @@ class WorkerConfig:
         return self.advertised_url.split("://", 1)[1]
 
     def _client_base(self) -> dict[str, str]:
-        # Worker keys such as group.id or session.timeout.ms are the cluster's, not a client's.
-        return {k: v for k, v in self.raw.items() if is_client_key(k) and k not in WORKER_CONFIG.keys}
+        # Worker keys such as group.id or session.timeout.ms are the cluster's, not a client's (also in a
+        # standalone worker, where they are unknown keys: a task's consumer must not join group.id).
+        worker_keys = WORKER_CONFIG.keys.keys() | self.definition.keys.keys()
+        return {k: v for k, v in self.raw.items() if is_client_key(k) and k not in worker_keys}
 
     def client_config(self, role: str, extra_prefix: str | None = None) -> dict[str, str]:
         """librdkafka settings for an internal client: top-level client keys (connection, security and

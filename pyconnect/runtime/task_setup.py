@@ -4,6 +4,7 @@ overrides and converters; exactly-once settings) and its offset stores (runtime/
 from __future__ import annotations
 
 import dataclasses
+import logging
 from collections.abc import Callable, Mapping
 
 from pyconnect.api.converter import SchemaSerialize, Serialize
@@ -16,6 +17,8 @@ from pyconnect.runtime.fencing import transactional_id
 from pyconnect.runtime.source_runner import RunnerSettings
 from pyconnect.runtime.transactions import Boundary, TransactionSettings
 from pyconnect.storage.offset_store import OffsetStore
+
+log = logging.getLogger(__name__)
 
 #: Builds a task's own offset store: (topic, the task's producer settings, read committed only).
 OwnStoreFactory = Callable[[str, Mapping[str, str], bool], OffsetStore]
@@ -67,6 +70,11 @@ class TaskSetup:
     def offset_stores(self, settings: RunnerSettings, connector_config: Mapping[str, str]) -> ConnectorOffsetStores:
         """The worker's store, plus the task's own where Connect gives it one (see connector_offsets)."""
         named = connector_config.get("offsets.storage.topic")
+        if named and not self._config.connector_offsets_topics_permitted:
+            # Connect's standalone worker has one offset store (its file) and no per-connector topics.
+            log.warning("offsets.storage.topic=%s is not used by a standalone worker: the connector's source "
+                        "offsets are kept in offset.storage.file.filename", named)
+            named = None
         exactly_once = self._config.settings.exactly_once
         elsewhere = settings.producer_conf.get("bootstrap.servers") != self._config.settings.bootstrap_servers
         if named or (exactly_once and elsewhere):
