@@ -35,7 +35,7 @@ def test_connector_value_converter_replaces_the_workers(cluster_factory: Any, br
                         "payload": base64.b64encode(b"0:0").decode()}
 
 
-def test_unimplemented_common_keys_are_refused_on_create(cluster_factory: Any, unique: str) -> None:
+def test_common_keys_are_checked_on_create(cluster_factory: Any, unique: str) -> None:
     cluster: Cluster = cluster_factory()
     (w,) = cluster.start(1)
     body = sequence_connector("t", f"t-{unique}", 1, 3)
@@ -43,8 +43,8 @@ def test_unimplemented_common_keys_are_refused_on_create(cluster_factory: Any, u
     r = w.request("POST", "/connectors", body)
     assert r.status_code == 400, r.text
     message = r.json()["message"]
-    # Transforms are applied now: a RegexRouter without its regex and replacement is Connect's two
-    # missing-key errors; error tolerance is still refused.
-    assert "contains the following 3 error(s)" in message, message
+    # A RegexRouter without its regex and replacement is Connect's two missing-key errors; error
+    # tolerance is applied now (runtime/errors_handling), so `all` is no error.
+    assert "contains the following 2 error(s)" in message, message
     assert 'Missing required configuration "transforms.route.regex" which has no default value.' in message
-    assert "errors.tolerance=all" in message
+    assert "errors.tolerance" not in message

@@ -357,7 +357,8 @@ def test_validate_hides_passwords_shows_defaults_and_names_the_class_as_given(re
                       "key.converter": None, "value.converter": None, "header.converter": None,
                       "secret": "[hidden]", "fallback.secret": "[hidden]", "level": "info", "ratio": "1.0E-4",
                       "hosts": "a,b", "flag": "true", "transforms": "", "predicates": "", "errors.tolerance": "none",
-                      "errors.retry.timeout": "0", "errors.deadletterqueue.topic.name": "",
+                      "errors.retry.timeout": "0", "errors.retry.delay.max.ms": "60000", "errors.log.enable": "false",
+                      "errors.log.include.messages": "false",
                       # SourceConnectorConfig's exactly-once keys, with their defaults (KIP-618)
                       "exactly.once.support": "requested", "transaction.boundary": "poll",
                       "transaction.boundary.interval.ms": None, "offsets.storage.topic": None}
