@@ -81,3 +81,21 @@ def test_sink_worker_killed_mid_stream_loses_nothing(cluster_factory: Any, broke
     wait_for(lambda: group_offsets(broker.bootstrap, "connect-files", topic, partitions) == ends, 30,
              "the group's offsets at the end after recovery")
     print(f"kill -9 mid-stream: {len(duplicated)} duplicate(s), uncommitted window {len(window)} record(s)")
+
+
+def test_topics_regex_picks_up_topics_created_later(cluster_factory: Any, broker: Any, unique: str,
+                                                    tmp_path: Path) -> None:
+    """`topics.regex`: the group subscription matches a topic created after the connector started."""
+    first, later = f"re-{unique}-a", f"re-{unique}-b"
+    create_topic(broker.bootstrap, first, 1)
+    produce_many(broker.bootstrap, first, 50, 1)
+    (w,) = cluster_factory(extra=sink_worker_extra(broker)).start(1)
+    out = tmp_path / "sink.txt"
+    body = file_sink("regex", out, "", **{"value.converter": STRING, "topics.regex": f"re-{unique}-.*"})
+    del body["config"]["topics"]
+    assert w.request("POST", "/connectors", body).status_code == 201
+    wait_for(lambda: len(lines(out)) >= 50, 60, "the first topic's records")
+    create_topic(broker.bootstrap, later, 1)
+    produce_many(broker.bootstrap, later, 30, 1)
+    wait_for(lambda: len(lines(out)) >= 80, 60, "the later topic's records")
+    assert sorted(lines(out)) == sorted([f"{first}:{i}" for i in range(50)] + [f"{later}:{i}" for i in range(30)])

@@ -37,6 +37,12 @@ class TimestampType(StrEnum):
     CREATE_TIME = "CreateTime"
     LOG_APPEND_TIME = "LogAppendTime"
 
+    @classmethod
+    def of_message(cls, code: int) -> TimestampType:
+        """From a consumed message's timestamp type (librdkafka's 0 none, 1 create time, 2 log-append time)."""
+        return (cls.NO_TIMESTAMP_TYPE, cls.CREATE_TIME, cls.LOG_APPEND_TIME)[code] if 0 <= code <= 2 \
+            else cls.NO_TIMESTAMP_TYPE
+
 
 @dataclass(frozen=True)
 class SinkRecord(ConnectRecord):

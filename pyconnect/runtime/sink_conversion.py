@@ -13,12 +13,8 @@ from pyconnect.api.connect_record import Header, Headers
 from pyconnect.api.converter import Deserialize, HeaderConverter, SchemaAndValue
 from pyconnect.api.sink import SinkRecord, TimestampType
 from pyconnect.runtime.errors_handling import ConsumedRecord, ProcessingContext, Stage, ToleranceOperator
+from pyconnect.runtime.tolerant_chain import apply_tolerantly
 from pyconnect.transforms.chain import TransformationChain
-from pyconnect.transforms.registry import java_name
-
-# librdkafka's timestamp types (confluent_kafka.TIMESTAMP_*): 0 none, 1 create time, 2 log-append time.
-_TIMESTAMP_TYPES = {0: TimestampType.NO_TIMESTAMP_TYPE, 1: TimestampType.CREATE_TIME,
-                    2: TimestampType.LOG_APPEND_TIME}
 
 
 @dataclass(frozen=True)
@@ -56,13 +52,10 @@ class SinkRecordConversion:
         record = self._record(message, key, value, headers)
         if self._chain is None:
             return record
-        for stage in self._chain.stages:
-            transformed = execute(Stage.TRANSFORMATION, java_name(type(stage.transformation)),
-                                  lambda r=record, s=stage: s.apply(r), context)  # type: ignore[misc]
-            if transformed is None:
-                return None  # dropped by the transform, or a tolerated failure
-            record = transformed if isinstance(transformed, SinkRecord) else _as_sink_record(transformed, record)
-        return record
+        transformed = apply_tolerantly(self._chain, record, self.operator, context)
+        if transformed is None or isinstance(transformed, SinkRecord):
+            return transformed
+        return _as_sink_record(transformed, record)
 
     def _headers(self, topic: str, message: Any) -> Headers:
         out = Headers()
@@ -74,7 +67,7 @@ class SinkRecordConversion:
     @staticmethod
     def _record(message: Any, key: SchemaAndValue, value: SchemaAndValue, headers: Headers) -> SinkRecord:
         kind, timestamp = message.timestamp()
-        timestamp_type = _TIMESTAMP_TYPES.get(kind, TimestampType.NO_TIMESTAMP_TYPE)
+        timestamp_type = TimestampType.of_message(kind)
         topic, partition, offset = message.topic(), message.partition(), message.offset()
         return SinkRecord(topic, partition, key.schema, key.value, value.schema, value.value,
                           None if timestamp_type is TimestampType.NO_TIMESTAMP_TYPE or timestamp < 0 else timestamp,

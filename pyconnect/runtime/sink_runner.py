@@ -16,10 +16,10 @@ Invariants:
 from __future__ import annotations
 
 import logging
-import threading
+import re
 import time
 import traceback
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -29,16 +29,18 @@ from pyconnect.api.errors import ConnectException, RetriableException
 from pyconnect.api.sink import SinkRecord, SinkTask, TopicPartition
 from pyconnect.api.states import State
 from pyconnect.kafka.clients import new_consumer
-from pyconnect.logging_context import context_thread, set_context
+from pyconnect.logging_context import set_context
 from pyconnect.runtime.sink_context import WorkerSinkTaskContext
 from pyconnect.runtime.sink_conversion import SinkRecordConversion
 from pyconnect.runtime.sink_errant import WorkerErrantRecordReporter
 from pyconnect.runtime.sink_offsets import SinkOffsets
+from pyconnect.runtime.task_thread import TaskThread
 from pyconnect.runtime.worker_metrics import TaskMetricsRegistry
 
 log = logging.getLogger(__name__)
 
 StatusCallback = Callable[[State, str | None], None]
+REGEX_REFRESH = 5.0  # seconds between matches of topics.regex against the cluster's topics
 
 
 @dataclass(frozen=True)
@@ -52,61 +54,41 @@ class SinkSettings:
     flush_interval: float
     shutdown_timeout: float
 
-    def subscription(self) -> list[str]:
-        # librdkafka subscribes by regex when a name starts with '^'; Java's topics.regex is a full match.
-        return [f"^(?:{self.topics_regex})$"] if self.topics_regex else list(self.topics)
+    def matching(self, topics: Iterable[str]) -> list[str]:
+        """The topics to subscribe to: `topics`, or those `topics.regex` matches in full (Java's Pattern
+        semantics, which librdkafka's POSIX regex subscriptions do not have), internal topics excluded."""
+        if not self.topics_regex:
+            return list(self.topics)
+        pattern = re.compile(self.topics_regex)
+        return sorted(t for t in topics if not t.startswith("__") and pattern.fullmatch(t))
 
 
-class SinkTaskRunner:
+class SinkTaskRunner(TaskThread):
     """Owns the task instance, its consumer and the group's offset commits."""
 
     def __init__(self, connector: str, index: int, task: SinkTask, config: Mapping[str, str],
                  settings: SinkSettings, conversion: Callable[[], SinkRecordConversion], report: StatusCallback,
                  on_topic: Callable[[str], None] | None = None) -> None:
-        self.connector, self.index, self.task, self.config = connector, index, task, dict(config)
-        self.id = f"{connector}-{index}"
+        super().__init__(connector, index, report)
+        self.task, self.config = task, dict(config)
         # The conversion (and its error handling, which may create a dead letter queue topic) is built on
         # the task's thread: a failure there is the task's, with its trace.
-        self._settings, self._make_conversion, self._report = settings, conversion, report
+        self._settings, self._make_conversion = settings, conversion
         self._conversion: SinkRecordConversion | None = None
         self._errant: WorkerErrantRecordReporter | None = None
         self._context = WorkerSinkTaskContext(config)
         self._on_topic, self._topics_seen = on_topic, set[str]()
-        self._stopping, self._paused = threading.Event(), threading.Event()
         self._retry: tuple[list[SinkRecord], dict[TopicPartition, int], float] | None = None
         self._offsets: SinkOffsets | None = None
-        self.state: State = State.UNASSIGNED
+        self._subscribed: list[str] | None = None
         self.metrics = TaskMetricsRegistry()
-        self._thread = context_thread(self._run, f"task-{self.id}")
-
-    # control ---------------------------------------------------------------------------------
-
-    def start(self, paused: bool = False) -> None:
-        if paused:
-            self._paused.set()
-        self._thread.start()
-
-    def pause(self) -> None:
-        self._paused.set()
-
-    def resume(self) -> None:
-        self._paused.clear()
 
     def stop(self) -> None:
-        self._stopping.set()
+        super().stop()
         if self._conversion is not None:
             self._conversion.operator.trigger_stop()  # ends a retry backoff at once
 
-    def join(self, timeout: float) -> bool:
-        self._thread.join(timeout)
-        return not self._thread.is_alive()
-
     # task thread -----------------------------------------------------------------------------
-
-    def _set_state(self, state: State, trace: str | None = None) -> None:
-        if state != self.state or trace:
-            self.state = state
-            self._report(state, trace)
 
     def _run(self) -> None:
         set_context(self.connector, self.index)
@@ -124,10 +106,7 @@ class SinkTaskRunner:
                                         lambda parts: operator.pending.await_futures(parts, 60.0))
             self.task.initialize(self._context)
             self.task.start(self.config)
-            offsets = self._offsets
-            consumer.subscribe(self._settings.subscription(), on_assign=offsets.on_assign,
-                               on_revoke=offsets.on_revoke, on_lost=offsets.on_lost)
-            self._loop(consumer, offsets)
+            self._loop(consumer, self._offsets)
         except Exception as exc:
             trace = "".join(traceback.format_exception(exc))
             log.error("[%s] task failed: %s", self.id, exc)
@@ -152,9 +131,27 @@ class SinkTaskRunner:
             except Exception:
                 log.exception("[%s] error closing the consumer", self.id)
 
+    def _subscribe(self, consumer: ck.Consumer, offsets: SinkOffsets) -> None:
+        """(Re)subscribe when the matching topics changed: once for `topics`, on every metadata refresh for
+        `topics.regex` (new matching topics join the subscription)."""
+        settings = self._settings
+        names = settings.matching(consumer.list_topics(timeout=10).topics if settings.topics_regex else ())
+        if names == self._subscribed:
+            return
+        self._subscribed = names
+        log.info("[%s] subscribing to %s", self.id, ", ".join(names) or "no topic yet")
+        if names:
+            consumer.subscribe(names, on_assign=offsets.on_assign, on_revoke=offsets.on_revoke, on_lost=offsets.on_lost)
+        else:
+            consumer.unsubscribe()
+
     def _loop(self, consumer: ck.Consumer, offsets: SinkOffsets) -> None:
         next_commit = time.monotonic() + self._settings.flush_interval
+        next_refresh = 0.0
         while not self._stopping.is_set():
+            if time.monotonic() >= next_refresh:
+                self._subscribe(consumer, offsets)
+                next_refresh = time.monotonic() + (REGEX_REFRESH if self._settings.topics_regex else float("inf"))
             offsets.check()
             offsets.apply_requests()
             if self._paused.is_set():

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import dataclasses
 import logging
-import threading
 import traceback
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -16,10 +15,12 @@ from pyconnect.api.converter import Serialize as Converter
 from pyconnect.api.records import SourcePartition
 from pyconnect.api.states import State
 from pyconnect.kafka.clients import Producer, new_producer
-from pyconnect.logging_context import context_thread, set_context
+from pyconnect.logging_context import set_context
 from pyconnect.runtime.committers import Committer, FlushCommitter
 from pyconnect.runtime.connector_offsets import ConnectorOffsetStores
 from pyconnect.runtime.delivery import Delivery, DeliveryContext, DeliveryFailed, HeldAcks, StopRequested, delivery_for
+from pyconnect.runtime.errors_handling import ToleranceOperator
+from pyconnect.runtime.task_thread import TaskThread
 from pyconnect.runtime.transactions import NO_PREFLIGHT, Preflight, TransactionalCommitter, TransactionSettings
 from pyconnect.runtime.transform_bridge import TransformingDelivery, TransformingRunDelivery
 from pyconnect.runtime.worker_metrics import TaskMetricsRegistry
@@ -71,20 +72,18 @@ class RunnerSettings:
     schema_converters: tuple[SchemaSerialize, SchemaSerialize] | None = None  # for records with schemas
 
 
-class SourceTaskRunner:
+class SourceTaskRunner(TaskThread):
     """Owns the task instance, its producer and its offset commits."""
 
     def __init__(self, connector: str, index: int, task: SourceTask, config: Mapping[str, str],
                  offsets: ConnectorOffsetStores, settings: RunnerSettings, report: StatusCallback,
                  on_topic: Callable[[str], None] | None = None, preflight: Preflight | None = None,
-                 transforms: TransformationChain | None = None) -> None:
-        self.connector, self.index, self.task, self.config = connector, index, task, dict(config)
-        self.id = f"{connector}-{index}"
+                 transforms: TransformationChain | None = None, errors: ToleranceOperator | None = None,
+                 converter_names: tuple[str, str] = ("", "")) -> None:
+        super().__init__(connector, index, report)
+        self.task, self.config = task, dict(config)
         self._offsets = offsets
         self._settings = settings
-        self._report = report
-        self._stopping = threading.Event()
-        self._paused = threading.Event()
         self._failure: str | None = None
         self._producer_fatal = False
         self._topics: set[str] = set()
@@ -95,47 +94,27 @@ class SourceTaskRunner:
         # The delivery strategy is decided here, once: the loop never asks what kind of task it runs.
         context = DeliveryContext(settings.key_converter, settings.value_converter, self._stopping, self._topics,
                                   self._new_topic, self._delivery_failed, self._held, settings.schema_converters)
-        self._chain = transforms
+        self._chain, self._errors = transforms, errors
         self._delivery: Delivery[Any] = delivery_for(task, context)
-        if transforms is not None:
-            self._delivery = TransformingRunDelivery(task, context, transforms) \
-                if isinstance(task, MessageRunTask) else TransformingDelivery(task, context, transforms)
-        self.state: State = State.UNASSIGNED
+        if isinstance(task, MessageRunTask):
+            if transforms is not None:  # runs of bytes: only transforms can fail, never a converter
+                self._delivery = TransformingRunDelivery(task, context, transforms, errors)
+        elif transforms is not None or errors is not None:
+            self._delivery = TransformingDelivery(task, context, transforms, errors, converter_names)
         self.metrics = TaskMetricsRegistry()  # what the task registers; its worker's collector reads it
-        # Started from the worker's thread: the task's log records belong to that worker's scope.
-        self._thread = context_thread(self._run, f"task-{self.id}")
 
     # control ---------------------------------------------------------------------------------
 
-    def start(self, paused: bool = False) -> None:
-        if paused:
-            self._paused.set()
-        self._thread.start()
-
-    def pause(self) -> None:
-        if not self._paused.is_set():
-            self._paused.set()
-
-    def resume(self) -> None:
-        self._paused.clear()
-
     def stop(self) -> None:
-        self._stopping.set()
+        super().stop()
+        if self._errors is not None:
+            self._errors.trigger_stop()  # ends a retry backoff at once
         try:
             self.task.stop()
         except Exception:
             log.exception("[%s] error signalling stop", self.id)
 
-    def join(self, timeout: float) -> bool:
-        self._thread.join(timeout)
-        return not self._thread.is_alive()
-
     # task thread -----------------------------------------------------------------------------
-
-    def _set_state(self, state: State, trace: str | None = None) -> None:
-        if state != self.state or trace:
-            self.state = state
-            self._report(state, trace)
 
     def _run(self) -> None:
         set_context(self.connector, self.index)
@@ -218,6 +197,8 @@ class SourceTaskRunner:
             log.exception("[%s] error while stopping the task", self.id)
         if self._chain is not None:
             self._chain.close()
+        if self._errors is not None:
+            self._errors.close()
 
     def _loop(self, producer: Producer, committer: Committer) -> None:
         poll, send = self._delivery.poll, self._delivery.send

@@ -17,7 +17,13 @@ from pyconnect.config.worker import WorkerConfig
 from pyconnect.plugins import PluginRegistry
 from pyconnect.runtime.batch_runner import BatchTaskRunner
 from pyconnect.runtime.connector_runner import connector_instance
-from pyconnect.runtime.errors_handling import ErrorSettings, ToleranceOperator
+from pyconnect.runtime.errors_handling import (
+    ErrorHandlingMetrics,
+    ErrorSettings,
+    ToleranceOperator,
+    ToleranceType,
+    source_task_reporters,
+)
 from pyconnect.runtime.fencing import TaskPreflight
 from pyconnect.runtime.sink_conversion import SinkRecordConversion
 from pyconnect.runtime.sink_runner import SinkTaskRunner
@@ -81,7 +87,23 @@ class TaskFactory:
             preflight = TaskPreflight(task_id, self._snapshot, self._owns, settings.flush_timeout + 55)
         chain = build_chain(resolve_config(connector_config)) if aliases(connector_config, TRANSFORMS) else None
         return SourceTaskRunner(task_id.connector, task_id.task, task, task_config, stores, settings, report,
-                                on_topic, preflight, chain)
+                                on_topic, preflight, chain, self._source_errors(task_id, connector_config),
+                                self._converter_names(connector_config))
+
+    @staticmethod
+    def _source_errors(task_id: TaskId, connector_config: Mapping[str, str]) -> ToleranceOperator | None:
+        """The task's error handling, when its config asks for any (errors.tolerance=all, retries, the
+        error log); without, a failing transform or converter fails the task, as under Connect's defaults."""
+        settings = ErrorSettings.from_config(connector_config)
+        if settings.tolerance is ToleranceType.NONE and settings.retry_timeout_ms == 0 and not settings.log_enable:
+            return None
+        metrics = ErrorHandlingMetrics()
+        return ToleranceOperator(settings, metrics, source_task_reporters(task_id, settings, metrics))
+
+    def _converter_names(self, connector_config: Mapping[str, str]) -> tuple[str, str]:
+        worker = self._config.settings
+        return (connector_config.get("key.converter") or worker.key_converter,
+                connector_config.get("value.converter") or worker.value_converter)
 
     def _sink_runner(self, task_id: TaskId, task: SinkTask, task_config: Mapping[str, str],
                      connector_config: Mapping[str, str], report: Report,

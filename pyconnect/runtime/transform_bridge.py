@@ -20,7 +20,10 @@ import orjson
 
 from pyconnect.api.connector import MessageRunTask, SourceTask
 from pyconnect.api.records import MessageRun, SourceRecord
+from pyconnect.kafka.clients import Producer
 from pyconnect.runtime.delivery import DeliveryContext, GenericDelivery, RunDelivery
+from pyconnect.runtime.errors_handling import ProcessingContext, Stage, ToleranceOperator
+from pyconnect.runtime.tolerant_chain import apply_tolerantly
 from pyconnect.transforms.chain import TransformationChain
 from pyconnect.transforms.filter import Filter
 from pyconnect.transforms.predicates import TopicNameMatches
@@ -53,24 +56,64 @@ def to_source(original: SourceRecord, record: ConnectRecord) -> SourceRecord:
 
 
 class TransformingDelivery(GenericDelivery):
-    """GenericDelivery of what the chain makes of each polled record."""
+    """GenericDelivery of what the chain makes of each polled record, under the connector's error handling
+    when it has any (`errors`: errors.tolerance=all, retries or the error log): a transform or converter
+    failure it tolerates skips the record, whose offset still commits (Connect's WorkerSourceTask)."""
 
-    def __init__(self, task: SourceTask, context: DeliveryContext, chain: TransformationChain) -> None:
+    def __init__(self, task: SourceTask, context: DeliveryContext, chain: TransformationChain | None,
+                 errors: ToleranceOperator | None = None, converters: tuple[str, str] = ("", "")) -> None:
         super().__init__(task, context)
-        self._chain = chain
+        self._chain, self._errors, self._converter_names = chain, errors, converters
+        self._dropped: set[int] = set()  # ids of polled records the chain dropped, settled by send()
 
     def poll(self) -> list[SourceRecord] | None:
         records = self._task.poll()
-        if not records:
+        if not records or self._chain is None:
             return records
-        out = []
-        for record in records:
-            transformed = self._chain.apply(to_connect(record))
-            if transformed is None:
+        # A dropped record stays in the batch as a marker: its offset may commit only after the records
+        # polled before it are acknowledged, so `send` settles it in its turn.
+        return [record if transformed is None else transformed
+                for record, transformed in ((r, self._transform(r)) for r in records)]
+
+    def _transform(self, record: SourceRecord) -> SourceRecord | None:
+        """The transformed record; None when dropped (the original then stands in the batch as its marker)."""
+        assert self._chain is not None
+        if self._errors is None:
+            result = self._chain.apply(to_connect(record))
+        else:
+            result = apply_tolerantly(self._chain, to_connect(record), self._errors, ProcessingContext(record))
+        if result is None:
+            self._dropped.add(id(record))
+            return None
+        return to_source(record, result)
+
+    def send(self, producer: Producer, batch: list[SourceRecord]) -> None:
+        context, submit, dropped = self._context, self.acks.submit, self._dropped
+        for record in batch:  # in order: a skipped record's offset commits only after those before it
+            if dropped and id(record) in dropped:
+                dropped.discard(id(record))
                 self.acks.skip(record)
-            else:
-                out.append(to_source(record, transformed))
-        return out
+                continue
+            converted = self._convert(record)
+            if converted is None:
+                self.acks.skip(record)
+                continue
+            if record.topic not in context.seen_topics:
+                context.new_topic(record.topic)
+            partition = -1 if record.partition is None else record.partition
+            self._produce(producer, record, converted[1], converted[0], partition, submit(record))
+
+    def _convert(self, record: SourceRecord) -> tuple[bytes | None, bytes | None] | None:
+        """Key and value as bytes, or None when a converter failed and the failure is tolerated."""
+        if self._errors is None:
+            return self._context.key(record), self._context.value(record)
+        context, execute, (key_class, value_class) = ProcessingContext(record), self._errors.execute, \
+            self._converter_names
+        key = execute(Stage.KEY_CONVERTER, key_class, lambda: self._context.key(record), context)
+        if context.failed:
+            return None
+        value = execute(Stage.VALUE_CONVERTER, value_class, lambda: self._context.value(record), context)
+        return None if context.failed else (key, value)
 
 
 class TransformedMessage:
@@ -127,9 +170,10 @@ class TransformingRunDelivery(RunDelivery):
     A chain that only routes by topic is applied once per run and relabels the run, messages untouched
     (as fast as no chain: the per-message path costs ~8 µs a record, the copy itself ~5)."""
 
-    def __init__(self, task: MessageRunTask, context: DeliveryContext, chain: TransformationChain) -> None:
+    def __init__(self, task: MessageRunTask, context: DeliveryContext, chain: TransformationChain,
+                 errors: ToleranceOperator | None = None) -> None:
         super().__init__(task, context)
-        self._chain = chain
+        self._chain, self._errors = chain, errors
         self._routes: dict[tuple[str, int], tuple[str, int] | None] | None = {} if topic_only(chain) else None
 
     def poll(self) -> list[MessageRun] | None:
@@ -143,7 +187,7 @@ class TransformingRunDelivery(RunDelivery):
             current: list[Any] = []
             target: tuple[str, int] | None = None
             for m in run.messages:
-                record = self._chain.apply(_as_record(run, m))
+                record = self._apply(run, m)
                 where = None if record is None else (record.topic or run.topic, record.kafka_partition
                                                      if record.kafka_partition is not None else run.partition)
                 if current and where != target:
@@ -156,6 +200,15 @@ class TransformingRunDelivery(RunDelivery):
             if current and target is not None:
                 out.append(MessageRun(run.source_partition, target[0], target[1], current))
         return out
+
+    def _apply(self, run: MessageRun, message: Any) -> ConnectRecord | None:
+        """The message through the chain; a failure the connector's error handling tolerates drops it,
+        like a Filter: it ends the run, and its upstream offset is a gap the offset syncs keep exact."""
+        if self._errors is None:
+            return self._chain.apply(_as_record(run, message))
+        context = ProcessingContext(SourceRecord(run.source_partition, {"offset": message.offset()}, run.topic,
+                                                 message.value(), message.key(), run.partition))
+        return apply_tolerantly(self._chain, _as_record(run, message), self._errors, context)
 
     def _route(self, runs: list[MessageRun], routes: dict[tuple[str, int], tuple[str, int] | None]
                ) -> list[MessageRun]:

@@ -8,26 +8,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from enum import StrEnum
 from typing import Any
 
 from pyconnect.api.records import Header, SourceRecord
+from pyconnect.api.sink import TimestampType as TimestampType  # re-exported
 from pyconnect.runtime.errors_handling.stage import Stage
 
 NO_TIMESTAMP = -1  # Java's RecordBatch.NO_TIMESTAMP
-
-
-class TimestampType(StrEnum):
-    """Kafka's TimestampType; the value is Java's `toString()`."""
-
-    NO_TIMESTAMP_TYPE = "NoTimestampType"
-    CREATE_TIME = "CreateTime"
-    LOG_APPEND_TIME = "LogAppendTime"
-
-
-# confluent-kafka's timestamp types (TIMESTAMP_NOT_AVAILABLE, TIMESTAMP_CREATE_TIME, TIMESTAMP_LOG_APPEND_TIME).
-_CK_TIMESTAMP_TYPES = {0: TimestampType.NO_TIMESTAMP_TYPE, 1: TimestampType.CREATE_TIME,
-                       2: TimestampType.LOG_APPEND_TIME}
 
 
 @dataclass(frozen=True)
@@ -48,7 +35,7 @@ class ConsumedRecord:
         """From a confluent-kafka `Message` (duck-typed: topic(), partition(), offset(), key(), value(),
         headers(), timestamp())."""
         ts_type, ts = message.timestamp()
-        kind = _CK_TIMESTAMP_TYPES.get(ts_type, TimestampType.NO_TIMESTAMP_TYPE)
+        kind = TimestampType.of_message(ts_type)
         return cls(message.topic(), message.partition(), message.offset(), message.key(), message.value(),
                    tuple(message.headers() or ()),
                    ts if kind is not TimestampType.NO_TIMESTAMP_TYPE else NO_TIMESTAMP, kind)
