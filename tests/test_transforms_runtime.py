@@ -105,3 +105,22 @@ def test_plugin_listing_names_transforms_and_predicates(cluster_factory: Any) ->
     assert all(t in ("source", "sink") for _c, t in
                {(p["class"], p["type"]) for p in w.request("GET", "/connector-plugins").json()})
 
+
+
+def test_header_values_set_by_transforms_go_through_the_connectors_header_converter(
+        cluster_factory: Any, unique: str) -> None:
+    """`header.converter` per connector: InsertHeader's literal `42` is an INT8 header value, which
+    JsonConverter writes as Connect's envelope (the worker's SimpleHeaderConverter would write `42`)."""
+    cluster: Cluster = cluster_factory()
+    (w,) = cluster.start(1)
+    topic, count = f"hc-{unique}", 20
+    body = sequence_connector("seq", topic, 1, count)
+    body["config"].update({
+        "transforms": "answer", "transforms.answer.type": "org.apache.kafka.connect.transforms.InsertHeader",
+        "transforms.answer.header": "answer", "transforms.answer.value.literal": "42",
+        "header.converter": "org.apache.kafka.connect.json.JsonConverter"})
+    assert w.request("POST", "/connectors", body).status_code == 201
+    messages = wait_for(lambda: (lambda m: m if len(m) >= count else None)(
+        read_messages(cluster.broker.bootstrap, topic, idle=0.5)), 60, "the records")
+    assert {tuple(m.headers() or ()) for m in messages} == {
+        (("answer", b'{"schema":{"type":"int8","optional":false},"payload":42}'),)}

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar
 
 from pyconnect.api.connector import MessageRunTask, SourceTask
-from pyconnect.api.converter import SchemaSerialize
+from pyconnect.api.converter import HeaderConverter, SchemaSerialize
 from pyconnect.api.converter import Serialize as Converter
 from pyconnect.api.records import MessageRun, SourcePartition, SourceRecord
 from pyconnect.converters.builtin import byte_array
@@ -81,6 +81,8 @@ class DeliveryContext:
     held: HeldAcks | None = None
     #: Key and value converters of records that carry a Connect schema (`key_schema`/`value_schema`).
     schema_converters: tuple[SchemaSerialize, SchemaSerialize] | None = None
+    #: Writes header values that are not bytes (set by transforms); None: SimpleHeaderConverter's text.
+    header_converter: HeaderConverter | None = None
 
     def key(self, record: SourceRecord) -> bytes | None:
         """The record's key as bytes: with its schema if it has one, else from its Python type."""

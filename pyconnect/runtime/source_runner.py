@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from pyconnect.api.connector import MessageRunTask, SourceTask
-from pyconnect.api.converter import SchemaSerialize
+from pyconnect.api.converter import HeaderConverter, SchemaSerialize
 from pyconnect.api.converter import Serialize as Converter
 from pyconnect.api.records import SourcePartition
 from pyconnect.api.states import State
@@ -70,6 +70,7 @@ class RunnerSettings:
     shutdown_timeout: float
     transactions: TransactionSettings | None = None  # exactly-once: the task's transaction settings
     schema_converters: tuple[SchemaSerialize, SchemaSerialize] | None = None  # for records with schemas
+    header_converter: HeaderConverter | None = None  # for header values transforms set
 
 
 class SourceTaskRunner(TaskThread):
@@ -93,7 +94,8 @@ class SourceTaskRunner(TaskThread):
         self._held: HeldAcks | None = [] if settings.transactions is not None else None
         # The delivery strategy is decided here, once: the loop never asks what kind of task it runs.
         context = DeliveryContext(settings.key_converter, settings.value_converter, self._stopping, self._topics,
-                                  self._new_topic, self._delivery_failed, self._held, settings.schema_converters)
+                                  self._new_topic, self._delivery_failed, self._held, settings.schema_converters,
+                                  settings.header_converter)
         self._chain, self._errors = transforms, errors
         self._delivery: Delivery[Any] = delivery_for(task, context)
         if isinstance(task, MessageRunTask):

@@ -10,7 +10,7 @@ from collections.abc import Callable, Mapping
 from pyconnect.api.converter import SchemaSerialize, Serialize
 from pyconnect.api.task_id import TaskId
 from pyconnect.config.worker import WorkerConfig
-from pyconnect.converters import converter_for, schema_serializer_for, side_settings
+from pyconnect.converters import converter_for, header_converter_for, schema_serializer_for, side_settings
 from pyconnect.kafka.config import to_librdkafka
 from pyconnect.runtime.connector_offsets import ConnectorOffsetStores
 from pyconnect.runtime.fencing import transactional_id
@@ -60,6 +60,10 @@ class TaskSetup:
             settings = dataclasses.replace(settings, key_converter=key)
         if value is not None:
             settings = dataclasses.replace(settings, value_converter=value)
+        header = connector_config.get("header.converter")
+        if header:
+            settings = dataclasses.replace(settings, header_converter=header_converter_for(
+                header, side_settings(connector_config, "header")))
         if (key is not None or value is not None) and settings.schema_converters is not None:
             base_key, base_value = settings.schema_converters
             key_schema, value_schema = (_schema_converter(connector_config, side) for side in ("key", "value"))

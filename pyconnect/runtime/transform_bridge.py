@@ -19,6 +19,7 @@ from typing import Any
 import orjson
 
 from pyconnect.api.connector import MessageRunTask, SourceTask
+from pyconnect.api.converter import HeaderConverter
 from pyconnect.api.records import MessageRun, SourceRecord
 from pyconnect.kafka.clients import Producer
 from pyconnect.runtime.delivery import DeliveryContext, GenericDelivery, RunDelivery
@@ -42,14 +43,23 @@ def header_bytes(value: Any) -> bytes | None:
     return orjson.dumps(value)
 
 
+def headers_out(record: ConnectRecord, converter: HeaderConverter | None) -> list[tuple[str, bytes | None]]:
+    """The record's headers as written: bytes as they are (a copied record's own headers), any other value
+    (one a transform set, e.g. InsertHeader's) through the connector's header converter."""
+    topic = record.topic or ""
+    return [(h.key, h.value if h.value is None or isinstance(h.value, bytes) else
+             converter.to_bytes(topic, h.key, h.schema, h.value) if converter is not None else header_bytes(h.value))
+            for h in record.headers]
+
+
 def to_connect(record: SourceRecord) -> ConnectRecord:
     headers = Headers(Header(k, v) for k, v in record.headers or ())
     return ConnectRecord(record.topic, record.partition, record.key_schema, record.key, record.value_schema,
                          record.value, record.timestamp, headers)
 
 
-def to_source(original: SourceRecord, record: ConnectRecord) -> SourceRecord:
-    headers = [(h.key, header_bytes(h.value)) for h in record.headers]
+def to_source(original: SourceRecord, record: ConnectRecord, converter: HeaderConverter | None = None) -> SourceRecord:
+    headers = headers_out(record, converter)
     return SourceRecord(original.source_partition, original.source_offset, record.topic or original.topic,
                         record.value, record.key, record.kafka_partition, record.timestamp, headers or None,
                         record.key_schema, record.value_schema)
@@ -85,7 +95,7 @@ class TransformingDelivery(GenericDelivery):
         if result is None:
             self._dropped.add(id(record))
             return None
-        return to_source(record, result)
+        return to_source(record, result, self._context.header_converter)
 
     def send(self, producer: Producer, batch: list[SourceRecord]) -> None:
         context, submit, dropped = self._context, self.acks.submit, self._dropped
@@ -121,10 +131,10 @@ class TransformedMessage:
 
     __slots__ = ("_key", "_value", "_timestamp", "_headers", "_offset", "_size")
 
-    def __init__(self, original: Any, record: ConnectRecord) -> None:
+    def __init__(self, original: Any, record: ConnectRecord, converter: HeaderConverter | None = None) -> None:
         self._key, self._value = record.key, record.value
         self._timestamp = (original.timestamp()[0], record.timestamp if record.timestamp is not None else -1)
-        self._headers = [(h.key, header_bytes(h.value)) for h in record.headers] or None
+        self._headers = headers_out(record, converter) or None
         self._offset: int = int(original.offset())
         self._size = len(self._value or b"")
 
@@ -195,7 +205,7 @@ class TransformingRunDelivery(RunDelivery):
                     out.append(MessageRun(run.source_partition, target[0], target[1], current))
                     current = []
                 if record is not None:
-                    current.append(TransformedMessage(m, record))
+                    current.append(TransformedMessage(m, record, self._context.header_converter))
                 target = where
             if current and target is not None:
                 out.append(MessageRun(run.source_partition, target[0], target[1], current))

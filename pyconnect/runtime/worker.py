@@ -13,7 +13,7 @@ from pyconnect.api.states import State, TargetState
 from pyconnect.api.task_id import TaskId
 from pyconnect.config.providers import resolve_config
 from pyconnect.config.worker import WorkerConfig
-from pyconnect.converters import converter_for, schema_serializer_for, side_settings
+from pyconnect.converters import converter_for, header_converter_for, schema_serializer_for, side_settings
 from pyconnect.logging_context import context_thread
 from pyconnect.logging_context import scope as log_scope
 from pyconnect.plugins import PluginRegistry, registry
@@ -67,6 +67,7 @@ class Worker:
             schema_converters=(
                 schema_serializer_for(settings.key_converter, side_settings(config.raw, "key"), True),
                 schema_serializer_for(settings.value_converter, side_settings(config.raw, "value"), False)),
+            header_converter=header_converter_for(settings.header_converter, side_settings(config.raw, "header")),
             flush_interval=settings.offset_flush_interval_ms / 1000.0,
             flush_timeout=settings.offset_flush_timeout_ms / 1000.0,
             shutdown_timeout=settings.task_shutdown_graceful_timeout_ms / 1000.0,

@@ -167,6 +167,14 @@ def test_list_all_plugins(worker: WorkerProcess) -> None:
     assert all(p in everything for p in connectors)
     assert {"class": "org.apache.kafka.connect.json.JsonConverter", "type": "converter"}.items() <= next(
         p for p in everything if p["class"].endswith("JsonConverter")).items()
+    listed = {(p["class"], p["type"]) for p in everything}
+    # As Connect lists them: the built-in converters are header converters too, SimpleHeaderConverter only one.
+    assert {("org.apache.kafka.connect.storage.SimpleHeaderConverter", "header_converter"),
+            ("org.apache.kafka.connect.storage.StringConverter", "header_converter"),
+            ("org.apache.kafka.connect.storage.StringConverter", "converter"),
+            ("org.apache.kafka.connect.file.FileStreamSinkConnector", "sink"),
+            ("org.apache.kafka.connect.file.FileStreamSourceConnector", "source")} <= listed
+    assert ("org.apache.kafka.connect.storage.SimpleHeaderConverter", "converter") not in listed
     assert len({(p["class"], p["type"]) for p in everything}) == len(everything), "no duplicates"
 
 
