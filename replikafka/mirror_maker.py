@@ -10,6 +10,7 @@ when the process runs a single flow).
 from __future__ import annotations
 
 import logging
+import threading
 from collections.abc import Mapping
 
 from connectors.mirror.maker_config import CONNECTORS, WORKER_PREFIXES, Flow, MirrorMakerConfig, redacted
@@ -67,8 +68,13 @@ class MirrorMaker:
     def stop(self) -> None:
         if self.rest is not None:
             self.rest.stop()
-        for worker in self.workers.values():
-            worker.stop()
+        # In parallel: each worker's stop has a budget of task.shutdown.graceful.timeout.ms, and the
+        # process must end within one budget, not one per flow.
+        threads = [threading.Thread(target=w.stop, name=f"stop-{flow}") for flow, w in self.workers.items()]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
 
 
 def worker_source(config: MirrorMakerConfig, flow: Flow, values: Mapping[str, str]) -> Properties:

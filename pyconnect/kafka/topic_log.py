@@ -61,12 +61,18 @@ class KafkaLog:
         self._on_headers = on_record
         self.start(lambda _k, _v, _p, _o: None, timeout)
 
-    def stop(self) -> None:
+    def stop(self, timeout: float = 10.0) -> None:
+        """Stop reading and flush pending writes, within `timeout` seconds in all: with the cluster gone the
+        writes are given up (logged) rather than waited for."""
+        deadline = time.monotonic() + timeout
         self._stopping.set()
         if self._thread is not None:
-            self._thread.join(10)
-        self._producer.flush(10)
-        self._consumer.close()
+            self._thread.join(max(0.0, deadline - time.monotonic()))
+        remaining = self._producer.flush(max(0.0, deadline - time.monotonic()))
+        if remaining:
+            log.warning("%d write(s) to %s not acknowledged when it stopped", remaining, self.topic)
+        if self._thread is None or not self._thread.is_alive():
+            self._consumer.close()  # else the reader is stuck in a call on it: left to the process's exit
 
     def send(self, key: bytes, value: bytes | None, partition: int | None = None) -> Future[None]:
         fut: Future[None] = Future()
@@ -84,7 +90,7 @@ class KafkaLog:
     def flush(self, timeout: float = 30.0) -> None:
         remaining = self._producer.flush(timeout)
         if remaining:
-            raise TimeoutError(f"{remaining} write(s) to {self.topic} not acknowledged within {timeout}s")
+            raise TimeoutError(f"{remaining} write(s) to {self.topic} not acknowledged within {timeout:.1f}s")
 
     def read_to_end(self, timeout: float = 30.0) -> None:
         fut: Future[None] = Future()

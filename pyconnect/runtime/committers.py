@@ -39,9 +39,9 @@ class Committer(Protocol):
     def pause(self) -> None:
         """The task pauses: make everything sent so far durable."""
 
-    def finish(self, clean: bool) -> None:
+    def finish(self, clean: bool, timeout: float) -> None:
         """The task ends: `clean` when it stopped normally and its producer delivered what was queued;
-        otherwise (a failure) keep only what is certain."""
+        otherwise (a failure) keep only what is certain. Within `timeout` seconds (the stop's budget)."""
 
 
 class FlushCommitter:
@@ -71,19 +71,20 @@ class FlushCommitter:
         self._producer.flush(self._timeout)
         self.commit()
 
-    def finish(self, clean: bool) -> None:
-        self.commit()  # acknowledged records are on Kafka either way: their offsets may be committed
+    def finish(self, clean: bool, timeout: float) -> None:
+        self.commit(timeout)  # acknowledged records are on Kafka either way: their offsets may be committed
 
-    def commit(self) -> None:
+    def commit(self, timeout: float | None = None) -> None:
         """Write the offsets of every acknowledged record (a failure is logged; the next flush retries)."""
         pending = self._delivery.committable()
         if not pending:
             return
         futures = self._offsets.put(self._connector, pending)
+        timeout = self._timeout if timeout is None else timeout
         try:
-            self._offsets.flush(self._timeout)
+            self._offsets.flush(timeout)
             for fut in futures:
-                fut.result(self._timeout)
+                fut.result(timeout)
             self._offsets.copy_to_worker(self._connector, pending)
             self._on_commit()
         except Exception as exc:

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 import uuid
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -104,19 +105,21 @@ class Membership:
         self._thread = context_thread(self._heartbeat_loop, f"membership-heartbeat-{self.worker_id}")
         self._thread.start()
 
-    def stop(self) -> None:
-        """Leave the cluster: followers see it at once, no session timeout needed."""
+    def stop(self, timeout: float = 10.0) -> None:
+        """Leave the cluster: followers see it at once, no session timeout needed. Within `timeout` seconds:
+        with the cluster gone, the others notice the silence after a session timeout instead."""
+        deadline = time.monotonic() + timeout
         with self._changed:
             self._stopping = True
             self._changed.notify_all()
         if self._thread is not None:
-            self._thread.join(5)
+            self._thread.join(max(0.0, min(5.0, deadline - time.monotonic())))
         try:
             self._send(Leave(self.worker_id, self.session, self._now_ms()))
-            self._log.flush(5)
-        except Exception:
-            log.warning("could not write the leave record", exc_info=True)
-        self._log.stop()
+            self._log.flush(max(0.0, min(5.0, deadline - time.monotonic())))
+        except Exception as exc:
+            log.warning("could not write the leave record: %s", exc)
+        self._log.stop(max(0.0, deadline - time.monotonic()))
 
     def sync(self, timeout: float = 10.0) -> bool:
         """Read the topic to its end; records when this worker was last known to be in sync."""

@@ -34,7 +34,7 @@ from pyconnect.runtime.sink_context import WorkerSinkTaskContext
 from pyconnect.runtime.sink_conversion import SinkRecordConversion
 from pyconnect.runtime.sink_errant import WorkerErrantRecordReporter
 from pyconnect.runtime.sink_offsets import SinkOffsets
-from pyconnect.runtime.task_thread import TaskThread
+from pyconnect.runtime.task_thread import TaskThread, bounded
 from pyconnect.runtime.worker_metrics import TaskMetricsRegistry
 
 log = logging.getLogger(__name__)
@@ -112,24 +112,26 @@ class SinkTaskRunner(TaskThread):
             log.error("[%s] task failed: %s", self.id, exc)
         self._close(consumer)
         if self._conversion is not None:
-            self._conversion.operator.close()
+            operator = self._conversion.operator
+            bounded(operator.close, max(0.5, self.budget(self._settings.shutdown_timeout)),
+                    f"{self.id} error reporters close")
         self.metrics.close()
         if trace is not None:
             self._set_state(State.FAILED, trace)
 
     def _close(self, consumer: ck.Consumer | None) -> None:
-        """Commit what was put and close the partitions (Connect's closeAllPartitions), stop the task."""
+        """Commit what was put and close the partitions (Connect's closeAllPartitions), stop the task; the
+        commit and the consumer's close within the stop's budget (a gone cluster would hold them)."""
+        budget = self._settings.shutdown_timeout
         if self._offsets is not None:
-            self._offsets.close_all()
+            bounded(self._offsets.close_all, max(0.5, self.budget(budget)), f"{self.id} final offset commit")
         try:
             self.task.stop()
         except Exception:
             log.exception("[%s] error while stopping the task", self.id)
         if consumer is not None:
-            try:
-                consumer.close()
-            except Exception:
-                log.exception("[%s] error closing the consumer", self.id)
+            bounded(lambda: _close_consumer(consumer, self.id), max(0.5, self.budget(budget)),
+                    f"{self.id} consumer close")
 
     def _subscribe(self, consumer: ck.Consumer, offsets: SinkOffsets) -> None:
         """(Re)subscribe when the matching topics changed: once for `topics`, on every metadata refresh for
@@ -244,3 +246,10 @@ class SinkTaskRunner(TaskThread):
                 self._on_topic(topic)
             except Exception:
                 log.exception("[%s] topic tracking failed", self.id)
+
+
+def _close_consumer(consumer: ck.Consumer, task_id: str) -> None:
+    try:
+        consumer.close()
+    except Exception:
+        log.exception("[%s] error closing the consumer", task_id)

@@ -178,9 +178,13 @@ class SourceTaskRunner(TaskThread):
                                       lambda: self._failure, self.task.commit, self._preflight,
                                       lambda offsets: self._offsets.copy_to_worker(self.connector, offsets))
 
+    def _budget(self) -> float:
+        """Seconds left of the stop's budget, task.shutdown.graceful.timeout.ms."""
+        return self.budget(self._settings.shutdown_timeout)
+
     def _finish(self, committer: Committer, clean: bool) -> None:
         try:
-            committer.finish(clean)
+            committer.finish(clean, max(0.5, self._budget()))
         except Exception as exc:
             log.error("[%s] final commit failed: %s", self.id, exc)
         finally:
@@ -188,7 +192,7 @@ class SourceTaskRunner(TaskThread):
 
     def _drain(self, producer: Producer) -> int:
         """Wait for what is queued (up to the shutdown timeout); returns the records left unacknowledged."""
-        remaining = producer.flush(self._settings.shutdown_timeout)
+        remaining = producer.flush(self._budget())
         self._delivery.settle(remaining == 0 and not self._producer_fatal)
         return remaining
 

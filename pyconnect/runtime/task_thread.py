@@ -3,7 +3,9 @@ it reports (the control surface the worker drives, whatever the kind of task).""
 
 from __future__ import annotations
 
+import logging
 import threading
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -11,6 +13,20 @@ from pyconnect.api.states import State
 from pyconnect.logging_context import context_thread
 
 StatusCallback = Callable[..., None]  # (state, trace[, progress])
+log = logging.getLogger(__name__)
+
+
+def bounded(step: Callable[[], None], timeout: float, what: str) -> bool:
+    """Run `step` (a call that may block on an unreachable cluster) for at most `timeout` seconds, on a
+    thread of its own; False, logged, if it had not returned by then (it is left to finish or die with
+    the process)."""
+    thread = threading.Thread(target=step, name=what, daemon=True)
+    thread.start()
+    thread.join(timeout)
+    if thread.is_alive():
+        log.warning("%s did not finish within %.1fs; given up", what, timeout)
+        return False
+    return True
 
 
 class TaskThread:
@@ -23,6 +39,7 @@ class TaskThread:
         self._stopping = threading.Event()
         self._paused = threading.Event()
         self.state: State = State.UNASSIGNED
+        self._stop_asked: float | None = None  # when stop() was first called: the stop's budget starts then
         # Started from the worker's thread: the task's log records belong to that worker's scope.
         self._thread = context_thread(self._run, f"task-{self.id}")
 
@@ -41,7 +58,15 @@ class TaskThread:
         self._paused.clear()
 
     def stop(self) -> None:
+        if self._stop_asked is None:
+            self._stop_asked = time.monotonic()
         self._stopping.set()
+
+    def budget(self, timeout: float) -> float:
+        """Seconds left of a stop's budget of `timeout` seconds, counted from when stop was first asked (or
+        from now, when the task ends by itself)."""
+        started = self._stop_asked if self._stop_asked is not None else time.monotonic()
+        return max(0.0, started + timeout - time.monotonic())
 
     def join(self, timeout: float) -> bool:
         self._thread.join(timeout)

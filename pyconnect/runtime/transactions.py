@@ -118,13 +118,13 @@ class TransactionalCommitter:
         if self._open:
             self.commit()
 
-    def finish(self, clean: bool) -> None:
+    def finish(self, clean: bool, timeout: float) -> None:
         if not self._open:
             return
         if clean:
-            self.commit()
+            self.commit()  # clean: the producer delivered everything, its cluster answers
         else:
-            self.abort()
+            self.abort(timeout)
 
     def commit(self) -> None:
         """Flush, add the offsets, commit; then tell the task what landed. Raises on any failure."""
@@ -149,7 +149,7 @@ class TransactionalCommitter:
             hook(*args)
         self._on_commit()
 
-    def abort(self) -> None:
+    def abort(self, timeout: float = 5.0) -> None:
         """Drop the open transaction: its records and offsets never become visible."""
         self._held.clear()
         self._delivery.committable()  # acknowledged, but aborted: these offsets must never be written
@@ -158,6 +158,7 @@ class TransactionalCommitter:
             # Best effort, briefly: a fenced producer cannot abort (some brokers drop its connection, so
             # the call would wait its whole timeout), and the broker aborts the transaction anyway when
             # the id is registered again, by this task's next run or by its new owner.
-            kt.abort(self._producer, self._settings.transactional_id, min(self._settings.timeout, 5.0))
+            kt.abort(self._producer, self._settings.transactional_id, max(0.1, min(self._settings.timeout, 5.0,
+                                                                                  timeout)))
         except kt.TransactionFailed as exc:
             log.warning("%s", exc)

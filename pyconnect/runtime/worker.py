@@ -119,16 +119,19 @@ class Worker:
         log.info("worker %s started (group %s)", self.worker_id, self.config.group_id)
 
     def _stop(self) -> None:
+        # One budget for the whole stop, task.shutdown.graceful.timeout.ms (Connect's default 5 s), so that
+        # a worker whose clusters are gone still ends before Kubernetes' kill (30 s after SIGTERM).
+        deadline = time.monotonic() + self._settings.shutdown_timeout
         self._stopping.set()
         self._wake.set()
         if self._thread is not None:
-            self._thread.join(30)
-        self._stop_tasks(list(self.tasks))
+            self._thread.join(_left(deadline))
+        self._stop_tasks(list(self.tasks), deadline)
         for name in list(self.connectors):
             self._stop_connector(name)
-        self.membership.stop()
+        self.membership.stop(_left(deadline, 0.5))
         for store in (self.statuses, self.offsets, self.configs):
-            store.stop()
+            store.stop(_left(deadline, 0.1))
         metrics.unregister(self._collector)
         self.log_levels.close()
         log.info("worker %s stopped", self.worker_id)
@@ -340,16 +343,22 @@ class Worker:
     def _owns(self, task_id: TaskId) -> bool:
         return task_id in self.my_assignment().tasks
 
-    def _stop_tasks(self, task_ids: list[TaskId]) -> None:
+    def _stop_tasks(self, task_ids: list[TaskId], deadline: float | None = None) -> None:
         runners = [self.tasks.pop(t) for t in task_ids if t in self.tasks]
         for t in task_ids:
             self._task_configs.pop(t, None)
         for runner in runners:
             log.info("[%s] stopping task", runner.id)
             runner.stop()
-        for runner in runners:
-            if not runner.join(self._settings.shutdown_timeout + 5):
-                log.warning("[%s] task did not stop within the graceful timeout", runner.id)
+        deadline = deadline or time.monotonic() + self._settings.shutdown_timeout + 5
+        for runner in runners:  # all were told to stop at once: they end together, within one timeout
+            if not runner.join(_left(deadline)):
+                log.warning("[%s] task did not stop within the graceful timeout; abandoned", runner.id)
+
+
+def _left(deadline: float, at_least: float = 0.0) -> float:
+    """Seconds left before `deadline` (at least `at_least`: a last short try even when it has passed)."""
+    return max(at_least, deadline - time.monotonic())
 
 
 class _FailedTask:

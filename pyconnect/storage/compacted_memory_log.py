@@ -35,7 +35,7 @@ class CompactedMemoryLog:
                 on_record(key, value, partition, offset)
             self._callback = on_record
 
-    def stop(self) -> None:
+    def stop(self, timeout: float = 10.0) -> None:
         with self._lock:
             self._callback = None
 

@@ -229,8 +229,9 @@ class FileLog:
         """Every record sent before the call has been handed to the reader once it is written."""
         self.flush(timeout)
 
-    def stop(self) -> None:
-        """Write what is queued, then close the file and release its lock."""
+    def stop(self, timeout: float = 10.0) -> None:
+        """Write what is queued, then close the file and release its lock. A local file: the queued writes
+        always finish (they are the offsets a restart resumes from), whatever `timeout` says."""
         with self._cond:
             self._stopping = True
             self._cond.notify_all()

@@ -27,8 +27,9 @@ class Log(Protocol):
     def start(self, on_record: RecordCallback, timeout: float = 60.0) -> None:
         """Begin reading from the start; return once everything present has been read."""
 
-    def stop(self) -> None:
-        """Stop reading and flush pending writes."""
+    def stop(self, timeout: float = 10.0) -> None:
+        """Stop reading and flush pending writes, giving up after `timeout` seconds (a stop with the
+        cluster gone must not outlast the worker's shutdown budget)."""
 
     def send(self, key: bytes, value: bytes | None, partition: int | None = None) -> Future[None]:
         """Write one record; the future completes when the broker acknowledged it."""
@@ -55,9 +56,9 @@ class LogBackedStore(ABC):
         """Read the topic from the beginning; return once everything present has been applied."""
         self._log.start(self._on_record, timeout)
 
-    def stop(self) -> None:
-        """Stop reading and flush this store's pending writes."""
-        self._log.stop()
+    def stop(self, timeout: float = 10.0) -> None:
+        """Stop reading and flush this store's pending writes (within `timeout` seconds)."""
+        self._log.stop(timeout)
 
     @property
     def partitions(self) -> int:
@@ -101,7 +102,7 @@ class MemoryLog:
                 on_record(key, value, partition, offset)
             self._topic.subscribers.append(on_record)
 
-    def stop(self) -> None:
+    def stop(self, timeout: float = 10.0) -> None:
         with self._topic.lock:
             if self._callback in self._topic.subscribers:
                 self._topic.subscribers.remove(self._callback)

@@ -1,0 +1,70 @@
+"""Issue 19, shutdown with every cluster gone: SIGTERM ends a worker within task.shutdown.graceful.timeout.ms
+(Connect's default 5 s) plus a small margin, in distributed and in dedicated mode, where it took 25.9 s. Kubernetes
+kills a pod 30 s after SIGTERM. With the clusters up the stop is quick and commits everything."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import httpx
+
+from tests.harness.brokers import free_port
+from tests.harness.connectors import all_running, committed, sequence_connector
+from tests.harness.faults import own_brokers, sigterm_group, start_mirror_maker, timed_sigterm
+from tests.harness.kafka_io import create_topic, produce_many
+from tests.harness.workers import Cluster, wait_for
+
+GRACEFUL = 5.0
+MARGIN = 2.5  # the leave record, the internal stores and the process's exit, on a loaded 2-core machine
+
+
+def test_distributed_worker_stops_in_time_with_its_cluster_gone(tmp_path: Path) -> None:
+    with own_brokers("shut") as (broker,):
+        cluster = Cluster(broker, tmp_path, "shut")
+        (w,) = cluster.start(1)
+        w.wait_ready()
+        assert w.request("POST", "/connectors", sequence_connector("seq", "t", 2, 10**9, 400)).status_code == 201
+        wait_for(lambda: all_running(w, "seq", 2), 60, "running")
+        wait_for(lambda: committed(w, "seq") > 200, 30, "offsets committed")
+        broker.pause()  # SIGSTOP: the cluster stops answering, connections stay open
+        assert w.process is not None
+        seconds, code = timed_sigterm(w.process)
+        print(f"SIGTERM with the cluster gone: exit {code} after {seconds:.1f}s")
+        assert code == 0 and seconds <= GRACEFUL + MARGIN, seconds
+        assert "abandoned" in w.log_path.read_text() or "not committed" in w.log_path.read_text()
+
+
+def test_distributed_worker_stops_quickly_with_its_cluster_up(tmp_path: Path) -> None:
+    with own_brokers("shutup") as (broker,):
+        cluster = Cluster(broker, tmp_path, "shutup")
+        (w,) = cluster.start(1)
+        w.wait_ready()
+        assert w.request("POST", "/connectors", sequence_connector("seq", "t", 2, 10**9, 400)).status_code == 201
+        wait_for(lambda: all_running(w, "seq", 2), 60, "running")
+        assert w.process is not None
+        seconds, code = timed_sigterm(w.process)
+        print(f"SIGTERM with the cluster up: exit {code} after {seconds:.1f}s")
+        assert code == 0 and seconds <= 3.0, seconds
+        assert "not committed" not in w.log_path.read_text()
+
+
+def test_dedicated_mirror_maker_stops_in_time_with_both_clusters_gone(tmp_path: Path) -> None:
+    with own_brokers("shutA", "shutB") as (a, b):
+        for broker in (a, b):
+            create_topic(broker.bootstrap, "orders", 2)
+            produce_many(broker.bootstrap, "orders", 200, 2)
+        port = free_port()
+        process = start_mirror_maker(tmp_path, a, b, port, "orders")
+        try:
+            def running() -> bool:
+                return all(httpx.get(f"http://127.0.0.1:{port}/{s}/{t}/connectors/MirrorSourceConnector/status",
+                                     timeout=5).json()["tasks"][0]["state"] == "RUNNING"
+                           for s, t in (("A", "B"), ("B", "A")))
+            wait_for(running, 90, "both flows replicating")
+            a.pause()
+            b.pause()
+            seconds, code = timed_sigterm(process)
+            print(f"dedicated mode, SIGTERM with both clusters gone: exit {code} after {seconds:.1f}s")
+            assert code == 0 and seconds <= GRACEFUL + MARGIN, seconds
+        finally:
+            sigterm_group(process)
