@@ -100,8 +100,16 @@ class SinkOffsets:
             self.committed.pop(p, None)
         self._context.set_assignment(set(self.assigned))
 
+    def abandon(self) -> None:
+        """The assignment was lost: no commit and no callback work from here on (the partitions may belong
+        to another member already)."""
+        self._closed = True
+
     def close_all(self) -> None:
         """At stop: commit and close every partition still owned; later callbacks do nothing."""
+        if self._closed:
+            self._task.close(sorted(self.assigned))
+            return
         try:
             self._close_partitions(sorted(self.assigned), commit=True)
         except Exception:

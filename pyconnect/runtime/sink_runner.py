@@ -30,11 +30,12 @@ from pyconnect.api.sink import SinkRecord, SinkTask, TopicPartition
 from pyconnect.api.states import State
 from pyconnect.kafka.clients import new_consumer
 from pyconnect.logging_context import set_context
+from pyconnect.runtime.errors_handling import ToleranceOperator
 from pyconnect.runtime.sink_context import WorkerSinkTaskContext
 from pyconnect.runtime.sink_conversion import SinkRecordConversion
 from pyconnect.runtime.sink_errant import WorkerErrantRecordReporter
 from pyconnect.runtime.sink_offsets import SinkOffsets
-from pyconnect.runtime.task_thread import TaskThread, bounded
+from pyconnect.runtime.task_thread import LeaseLost, TaskThread, bounded
 from pyconnect.runtime.worker_metrics import TaskMetricsRegistry
 
 log = logging.getLogger(__name__)
@@ -103,13 +104,19 @@ class SinkTaskRunner(TaskThread):
             consumer = new_consumer(self._settings.consumer_conf)
             # DLQ writes of a partition's records are acknowledged before its offsets are committed.
             self._offsets = SinkOffsets(self.id, consumer, self.task, self._context,
-                                        lambda parts: operator.pending.await_futures(parts, 60.0))
+                                        lambda parts: self._before_commit(operator, parts))
             self.task.initialize(self._context)
             self.task.start(self.config)
             self._loop(consumer, self._offsets)
         except Exception as exc:
-            trace = "".join(traceback.format_exception(exc))
-            log.error("[%s] task failed: %s", self.id, exc)
+            if isinstance(exc, LeaseLost) or isinstance(exc.__cause__, LeaseLost):
+                log.warning("[%s] the worker lost this task's assignment (out of its cluster for a session "
+                            "timeout): stopping without putting or committing more", self.id)
+                if self._offsets is not None:
+                    self._offsets.abandon()
+            else:
+                trace = "".join(traceback.format_exception(exc))
+                log.error("[%s] task failed: %s", self.id, exc)
         self._close(consumer)
         if self._conversion is not None:
             operator = self._conversion.operator
@@ -118,6 +125,11 @@ class SinkTaskRunner(TaskThread):
         self.metrics.close()
         if trace is not None:
             self._set_state(State.FAILED, trace)
+
+    def _before_commit(self, operator: ToleranceOperator, partitions: list[TopicPartition]) -> None:
+        if not self.lease():
+            raise LeaseLost()
+        operator.pending.await_futures(partitions, 60.0)
 
     def _close(self, consumer: ck.Consumer | None) -> None:
         """Commit what was put and close the partitions (Connect's closeAllPartitions), stop the task; the
@@ -222,6 +234,8 @@ class SinkTaskRunner(TaskThread):
         return records, batch_offsets
 
     def _put(self, records: list[SinkRecord], batch_offsets: dict[TopicPartition, int], offsets: SinkOffsets) -> None:
+        if records and not self.lease():
+            raise LeaseLost()
         try:
             self.task.put(records)
         except RetriableException as exc:

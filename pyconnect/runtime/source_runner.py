@@ -20,7 +20,7 @@ from pyconnect.runtime.committers import Committer, FlushCommitter
 from pyconnect.runtime.connector_offsets import ConnectorOffsetStores
 from pyconnect.runtime.delivery import Delivery, DeliveryContext, DeliveryFailed, HeldAcks, StopRequested, delivery_for
 from pyconnect.runtime.errors_handling import ToleranceOperator
-from pyconnect.runtime.task_thread import TaskThread
+from pyconnect.runtime.task_thread import LeaseLost, TaskThread
 from pyconnect.runtime.transactions import NO_PREFLIGHT, Preflight, TransactionalCommitter, TransactionSettings
 from pyconnect.runtime.transform_bridge import TransformingDelivery, TransformingRunDelivery
 from pyconnect.runtime.worker_metrics import TaskMetricsRegistry
@@ -135,6 +135,12 @@ class SourceTaskRunner(TaskThread):
             self._loop(producer, committer)
         except StopRequested:
             pass  # a normal stop, below
+        except LeaseLost:
+            log.warning("[%s] the worker lost this task's assignment (out of its cluster for a session timeout): "
+                        "stopping without sending or committing more; the task's new owner resumes from the last "
+                        "commit", self.id)
+            self._abandon(committer)
+            return
         except Exception as exc:
             trace = "".join(traceback.format_exception(exc))
             log.error("[%s] task failed: %s", self.id, exc)
@@ -206,11 +212,22 @@ class SourceTaskRunner(TaskThread):
         if self._errors is not None:
             self._errors.close()
 
+    def _abandon(self, committer: Committer | None) -> None:
+        """After a lost lease: no final commit (an open transaction is aborted), the task stopped."""
+        self._safe_stop_task()
+        self.metrics.close()
+        if committer is not None and self._settings.transactions is not None:
+            self._finish(committer, clean=False)
+        else:
+            self._offsets.stop()
+
     def _loop(self, producer: Producer, committer: Committer) -> None:
-        poll, send = self._delivery.poll, self._delivery.send
+        poll, send, lease = self._delivery.poll, self._delivery.send, self.lease
         while not self._stopping.is_set():
             if self._failure is not None:
                 raise DeliveryFailed(self._failure)
+            if not lease():
+                raise LeaseLost()
             if self._paused.is_set():
                 if self.state != State.PAUSED:
                     committer.pause()
@@ -220,6 +237,8 @@ class SourceTaskRunner(TaskThread):
             self._set_state(State.RUNNING)
             records = poll()
             if records:
+                if not lease():
+                    raise LeaseLost()
                 committer.before_send()
                 send(producer, records)
             producer.poll(0)

@@ -29,8 +29,22 @@ def bounded(step: Callable[[], None], timeout: float, what: str) -> bool:
     return True
 
 
+class LeaseLost(Exception):
+    """The worker lost the assignment this task runs under (it was out of its cluster for a session
+    timeout, so the task may run elsewhere now): the task stops without writing anything more."""
+
+
+def _always() -> bool:
+    return True
+
+
 class TaskThread:
-    """Base of the source, sink and batch runners: `_run` is the task's thread body."""
+    """Base of the source, sink and batch runners: `_run` is the task's thread body.
+
+    `lease` (set by the worker before `start`) says whether the assignment the task was started under still
+    holds. Invariant: a runner checks it before each batch it writes and before each offset commit, and once
+    it is False writes and commits nothing more (a frozen worker, resumed, must not add duplicates or move
+    offsets under the task's new owner)."""
 
     def __init__(self, connector: str, index: int, report: StatusCallback) -> None:
         self.connector, self.index = connector, index
@@ -40,6 +54,7 @@ class TaskThread:
         self._paused = threading.Event()
         self.state: State = State.UNASSIGNED
         self._stop_asked: float | None = None  # when stop() was first called: the stop's budget starts then
+        self.lease: Callable[[], bool] = _always
         # Started from the worker's thread: the task's log records belong to that worker's scope.
         self._thread = context_thread(self._run, f"task-{self.id}")
 

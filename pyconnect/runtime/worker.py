@@ -27,6 +27,7 @@ from pyconnect.runtime.membership import Assignment, Membership
 from pyconnect.runtime.source_runner import ConnectorOffsetReader, RunnerSettings
 from pyconnect.runtime.task_factory import TaskFactory, TaskRunner
 from pyconnect.runtime.task_setup import TaskSetup
+from pyconnect.runtime.task_thread import TaskThread
 from pyconnect.runtime.worker_metrics import WorkerCollector
 from pyconnect.runtime.worker_scope import WorkerScope
 from pyconnect.storage.config_store import ConfigSnapshot, ConfigStore
@@ -299,6 +300,15 @@ class Worker:
                 self.statuses.put_task(connector, task, status, safe)
         return report
 
+    def _lease(self) -> Callable[[], bool]:
+        """Whether the assignment a task starts under now still holds: the worker has been in its cluster
+        throughout (no session timeout out of it since). Cheap: the task's loop asks before every batch."""
+        membership, lapses = self.membership, self.membership.lapses
+
+        def holds() -> bool:
+            return membership.lapses == lapses and membership.in_sync()
+        return holds
+
     def _start_connector(self, name: str, snapshot: ConfigSnapshot) -> None:
         runner = ConnectorRunner(name, snapshot.connectors[name], self.plugins, self.configs,
                                  self._report(name, None), ConnectorOffsetReader(self.offsets, name))
@@ -326,6 +336,8 @@ class Worker:
             report(State.FAILED, "".join(traceback.format_exception(exc)))
             self.tasks[task_id] = _FailedTask(task_id)
             return
+        if isinstance(runner, TaskThread):
+            runner.lease = self._lease()
         self.tasks[task_id] = runner
         log.info("[%s] starting task", task_id)
         runner.start(paused=snapshot.target_state(name) == TargetState.PAUSED)
