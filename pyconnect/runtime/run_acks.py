@@ -17,6 +17,7 @@ from pyconnect.api.records import MessageRun
 from pyconnect.kafka.errors import error_text
 
 Committable = list[tuple[Mapping[str, Any], Mapping[str, Any]]]
+UNKNOWN = -2  # an acknowledged record's offset the broker did not give (a duplicate's acknowledgement)
 OnRun = Callable[[MessageRun, int, int], None]  # run, first target offset, last target offset
 OnFailure = Callable[[str], None]  # a readable description
 
@@ -37,17 +38,26 @@ class _RunCallback:
     __slots__ = ("run", "first", "owner")
 
     def __init__(self, run: MessageRun, owner: RunAcks) -> None:
-        self.run, self.first, self.owner = run, -1, owner
+        self.run, self.first, self.owner = run, -1, owner  # first: -1 not yet acknowledged
 
     def __call__(self, err: Any, msg: Any) -> None:
-        if err is not None:
-            self.owner.failed(self.run, error_text(err))
-            return
-        if self.first < 0:
-            self.first = msg.offset()
-            if len(self.run.messages) > 1:
-                return  # the last message's callback completes the run
-        self.owner.acked(self.run, self.first, msg.offset())
+        # An exception escaping a delivery callback comes back out of the client's poll() as an unreadable
+        # SystemError: fail the task with the real cause instead.
+        try:
+            if err is not None:
+                self.owner.failed(self.run, error_text(err))
+                return
+            # A record acknowledged as a duplicate of an earlier send (an idempotent producer resending after
+            # a broker restart) has no known offset: the run is delivered, where is unknown.
+            offset = msg.offset()
+            offset = UNKNOWN if offset is None or offset < 0 else offset
+            if self.first == -1:
+                self.first = offset
+                if len(self.run.messages) > 1:
+                    return  # the last message's callback completes the run
+            self.owner.acked(self.run, self.first, offset)
+        except Exception as exc:
+            self.owner.failed(self.run, f"internal error handling the acknowledgement: {exc!r}")
 
 
 class RunAcks:
@@ -68,9 +78,15 @@ class RunAcks:
         return _RunCallback(run, self)
 
     def acked(self, run: MessageRun, first: int, last: int) -> None:
+        """The run is in Kafka at `first`..`last` of its target partition (UNKNOWN where a duplicate's
+        acknowledgement gave no offset: its source offsets commit, but no position is reported, so no
+        offset sync is written for it and translation falls back to an earlier sync: re-reads, never skips)."""
         self._in_flight -= 1
         key = id(run.source_partition)
         if key in self._failed:
+            return
+        if UNKNOWN in (first, last):
+            self._acked[key] = (run.source_partition, {"offset": run.messages[-1].offset()})
             return
         if last - first < len(run.messages) - 1:
             self.failed(run, f"{len(run.messages)} records were sent but only {last - first + 1} offsets "
@@ -92,11 +108,12 @@ class RunAcks:
         cut, self._cut = self._cut, []
         for callback, produced in cut:
             run = callback.run
-            if delivered and produced > 0 and callback.first >= 0:
+            if delivered and produced > 0 and callback.first != -1:
                 prefix = MessageRun(run.source_partition, run.topic, run.partition, run.messages[:produced])
                 # Positions assume no other producer wrote in between: if one did, the syncs point
                 # before the records (a consumer re-reads), never past them.
-                self.acked(prefix, callback.first, callback.first + produced - 1)
+                last = UNKNOWN if callback.first == UNKNOWN else callback.first + produced - 1
+                self.acked(prefix, callback.first, last)
 
     def failed(self, run: MessageRun, reason: str) -> None:
         self._failed.add(id(run.source_partition))
