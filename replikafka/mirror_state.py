@@ -1,0 +1,152 @@
+"""What earlier runs of a flow left in Kafka, by this project or by Java MirrorMaker 2, read without
+writing or starting anything; and the check that this state belongs to the mm2.properties at hand.
+
+A flow S->T keeps its state on T in the herder's topics (`mm2-offsets.S.internal`, `mm2-configs.S.internal`
+by default, as MirrorMakerConfig.workerConfig names them) and in `S.checkpoints.internal`. Java MM2 writes
+there only its three connectors, under their simple class names (MirrorHerder), with source partitions
+naming the source alias (`cluster`, MirrorUtils.wrapPartition) and heartbeat partitions naming both
+aliases. State that names a cluster the file does not define, or a live connector that is not MM2's, was
+written for another file (an alias renamed, a topic shared by mistake): starting on it would silently
+replicate from `auto.offset.reset` again, so it is an error before anything starts.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+from typing import Any
+
+from connectors.mirror.config import CHECKPOINT, MirrorConfig
+from connectors.mirror.formats import Checkpoint
+from connectors.mirror.maker_config import CONNECTORS, Flow, MirrorMakerConfig
+from pyconnect.config.providers import resolve_config
+from pyconnect.config.worker import WorkerConfig
+from pyconnect.kafka.admin import Admin
+from pyconnect.kafka.topic_log import KafkaLog
+from pyconnect.storage.config_store import ConfigStore
+from pyconnect.storage.offset_store import OffsetStore
+from replikafka.mirror_maker import worker_source
+
+log = logging.getLogger(__name__)
+CheckpointKey = tuple[str, str, int]  # group, remote topic, partition
+_CLUSTER_KEYS = {"MirrorSourceConnector": ("cluster",),
+                 "MirrorHeartbeatConnector": ("sourceClusterAlias", "targetClusterAlias")}
+
+
+class UnknownStateError(ValueError):
+    """The existing state names clusters or connectors the file does not know."""
+
+
+@dataclass
+class FlowState:
+    """A flow's stored state: source offsets, live connector configs, newest checkpoint per group partition."""
+
+    flow: Flow
+    offsets_topic: str
+    configs_topic: str
+    checkpoints_topic: str
+    offsets: OffsetStore | None = None  # None: the topic does not exist
+    connectors: dict[str, dict[str, str]] = field(default_factory=dict)
+    checkpoints: dict[CheckpointKey, Checkpoint] = field(default_factory=dict)
+    mm2_topics: set[str] = field(default_factory=set)  # the target's topics named like MM2's internal ones
+
+    def committed(self, connector: str, partition: dict[str, Any]) -> dict[str, Any] | None:
+        return None if self.offsets is None else self.offsets.get(connector, partition)
+
+
+def flow_worker_config(config: MirrorMakerConfig, flow: Flow) -> WorkerConfig:
+    """The herder's worker config for `flow`, as dedicated mode builds it (nothing is started)."""
+    values = {**config.worker_config(flow), "listeners": "http://:0"}
+    return WorkerConfig(values, worker_source(config, flow, values))
+
+
+def read_flow_state(config: MirrorMakerConfig, flow: Flow, timeout: float = 60.0) -> FlowState:
+    """Read the flow's offsets, configs and checkpoints topics on the target, if they exist."""
+    worker = flow_worker_config(config, flow)
+    settings = worker.settings
+    checkpoint_cfg = MirrorConfig(CHECKPOINT, resolve_config(config.connector_config(flow,
+                                                                                "MirrorCheckpointConnector")))
+    state = FlowState(flow, settings.offset_storage_topic, settings.config_storage_topic,
+                      checkpoint_cfg.policy().checkpoints_topic(flow.source))
+    consumer = worker.client_config("consumer")
+    existing = Admin(worker.client_config("admin", "admin.")).topic_partitions()
+    state.mm2_topics = {t for t in existing if t.startswith(("mm2-offsets.", "mm2-configs.", "mm2-status."))}
+
+    def log_of(topic: str) -> KafkaLog:
+        # A reader only: the log's producer is never used.
+        return KafkaLog(topic, existing[topic], worker.client_config("producer"), consumer)
+
+    if state.offsets_topic in existing:
+        state.offsets = OffsetStore(log_of(state.offsets_topic))
+        state.offsets.start(timeout)
+        state.offsets.stop()
+    if state.configs_topic in existing:
+        store = ConfigStore(log_of(state.configs_topic))
+        store.start(timeout)
+        store.stop()
+        state.connectors = {k: dict(v) for k, v in store.snapshot().connectors.items()}
+    if state.checkpoints_topic in existing:
+        reader = log_of(state.checkpoints_topic)
+
+        def on_record(key: bytes | None, value: bytes | None, _p: int, _o: int) -> None:
+            if key and value:
+                cp = Checkpoint.decode(key, value)
+                state.checkpoints[(cp.group, cp.topic, cp.partition)] = cp
+        reader.start(on_record, timeout)
+        reader.stop()
+    return state
+
+
+def state_problems(config: MirrorMakerConfig, state: FlowState) -> tuple[list[str], list[str]]:
+    """(errors, warnings) about state that the file does not account for."""
+    known = set(config.clusters)
+    where = f"on {state.flow.target}"
+    errors: list[str] = []
+    warnings: list[str] = []
+
+    def unknown(alias: Any) -> bool:
+        return not isinstance(alias, str) or alias not in known
+
+    clusters = f"(clusters = {', '.join(config.clusters)})"
+    foreign = sorted(set(state.connectors) - set(CONNECTORS))
+    if foreign:
+        errors.append(f"{state.configs_topic} {where} holds connector(s) {foreign} that are not MirrorMaker 2's "
+                      f"({', '.join(CONNECTORS)}): this topic is not (only) this flow's config topic")
+    for name in sorted(set(state.connectors) & set(CONNECTORS)):
+        props = state.connectors[name]
+        for key in ("source.cluster.alias", "target.cluster.alias"):
+            if key in props and unknown(props[key]):
+                errors.append(f"{state.configs_topic} {where}: {name} was configured with {key}="
+                              f"{props[key]!r}, a cluster mm2.properties does not define {clusters}")
+    offsets = state.offsets
+    for connector in [] if offsets is None else offsets.connectors():
+        assert offsets is not None
+        if connector not in CONNECTORS:
+            warnings.append(f"{state.offsets_topic} {where} holds offsets of connector {connector!r}, which is not "
+                            f"MirrorMaker 2's (left by a deleted connector?); they are not used")
+            continue
+        names = sorted({str(p.get(k)) for p, _o in offsets.connector_offsets(connector)
+                        for k in _CLUSTER_KEYS.get(connector, ()) if unknown(p.get(k))})
+        if names:
+            errors.append(f"{state.offsets_topic} {where} holds {connector} offsets for cluster(s) {names}, which "
+                          f"mm2.properties does not define {clusters}: was an alias renamed?")
+    for topic in sorted(state.mm2_topics):
+        alias = topic.split(".", 1)[1].rsplit(".internal", 1)[0] if topic.endswith(".internal") else ""
+        if alias and alias not in known:
+            warnings.append(f"{state.flow.target} has {topic}, the state of a source alias {alias!r} that "
+                            f"mm2.properties does not define: if it is this deployment's under an older alias, "
+                            f"rename the alias back, or replication starts again from auto.offset.reset")
+    return errors, warnings
+
+
+def check_states(config: MirrorMakerConfig, states: list[FlowState]) -> list[str]:
+    """Raise UnknownStateError naming every problem; return the warnings."""
+    errors: list[str] = []
+    warnings: list[str] = []
+    for state in states:
+        e, w = state_problems(config, state)
+        errors += [f"{state.flow}: {text}" for text in e]
+        warnings += [f"{state.flow}: {text}" for text in w]
+    if errors:
+        raise UnknownStateError("existing MirrorMaker state does not match mm2.properties:\n  " + "\n  ".join(errors))
+    return sorted(set(warnings))
