@@ -46,8 +46,9 @@ def resume_positions(config: MirrorMakerConfig, state: FlowState) -> list[Resume
         return None
     policy = cfg.policy()
     selector = TopicSelector(policy, cfg.topic_filter(), cfg.target, bool(cfg["heartbeats.replication.enabled"]))
-    topics = {t: n for t, n in Admin(cfg.client("source", "admin")).topic_partitions().items()
-              if selector.should_replicate(t)}
+    admin = Admin(cfg.client("source", "admin"))
+    admin.cluster_id(timeout=20)  # KafkaClientError naming the bootstrap servers when unreachable
+    topics = {t: n for t, n in admin.topic_partitions().items() if selector.should_replicate(t)}
     consumer_conf = cfg.client("source", "consumer")
     reset_to_end = consumer_conf.get("auto.offset.reset", "earliest") == "latest"
     consumer = new_consumer(consumer_conf)
