@@ -101,54 +101,76 @@ def read_flow_state(config: MirrorMakerConfig, flow: Flow, timeout: float = 60.0
 
 def state_problems(config: MirrorMakerConfig, state: FlowState) -> tuple[list[str], list[str]]:
     """(errors, warnings) about state that the file does not account for."""
-    known = set(config.clusters)
-    where = f"on {state.flow.target}"
-    errors: list[str] = []
-    warnings: list[str] = []
+    errors = _config_problems(config, state)
+    offset_errors, warnings = _offset_problems(config, state)
+    return errors + offset_errors, warnings + _foreign_topics(config, state)
 
-    def unknown(alias: Any) -> bool:
-        return not isinstance(alias, str) or alias not in known
 
-    clusters = f"(clusters = {', '.join(config.clusters)})"
+def _unknown(config: MirrorMakerConfig, alias: Any) -> bool:
+    return not isinstance(alias, str) or alias not in config.clusters
+
+
+def _clusters(config: MirrorMakerConfig) -> str:
+    return f"(clusters = {', '.join(config.clusters)})"
+
+
+def _config_problems(config: MirrorMakerConfig, state: FlowState) -> list[str]:
+    """Live connectors that are not MM2's; MM2 connectors configured for clusters the file lacks."""
+    where = f"{state.configs_topic} on {state.flow.target}"
+    errors = []
     foreign = sorted(set(state.connectors) - set(CONNECTORS))
     if foreign:
-        errors.append(f"{state.configs_topic} {where} holds connector(s) {foreign} that are not MirrorMaker 2's "
+        errors.append(f"{where} holds connector(s) {foreign} that are not MirrorMaker 2's "
                       f"({', '.join(CONNECTORS)}): this topic is not (only) this flow's config topic")
     for name in sorted(set(state.connectors) & set(CONNECTORS)):
         props = state.connectors[name]
         for key in ("source.cluster.alias", "target.cluster.alias"):
-            if key in props and unknown(props[key]):
-                errors.append(f"{state.configs_topic} {where}: {name} was configured with {key}="
-                              f"{props[key]!r}, a cluster mm2.properties does not define {clusters}")
+            if key in props and _unknown(config, props[key]):
+                errors.append(f"{where}: {name} was configured with {key}={props[key]!r}, a cluster "
+                              f"mm2.properties does not define {_clusters(config)}")
+    return errors
+
+
+def _offset_problems(config: MirrorMakerConfig, state: FlowState) -> tuple[list[str], list[str]]:
+    """Source and heartbeat offsets naming unknown clusters (errors); other connectors' offsets (warnings:
+    Connect keeps the offsets of a deleted connector)."""
+    where = f"{state.offsets_topic} on {state.flow.target}"
+    errors: list[str] = []
+    warnings: list[str] = []
     offsets = state.offsets
-    for connector in [] if offsets is None else offsets.connectors():
-        assert offsets is not None
+    if offsets is None:
+        return errors, warnings
+    for connector in offsets.connectors():
         if connector not in CONNECTORS:
-            warnings.append(f"{state.offsets_topic} {where} holds offsets of connector {connector!r}, which is not "
-                            f"MirrorMaker 2's (left by a deleted connector?); they are not used")
+            warnings.append(f"{where} holds offsets of connector {connector!r}, which is not MirrorMaker 2's "
+                            f"(left by a deleted connector?); they are not used")
             continue
         names = sorted({str(p.get(k)) for p, _o in offsets.connector_offsets(connector)
-                        for k in _CLUSTER_KEYS.get(connector, ()) if unknown(p.get(k))})
+                        for k in _CLUSTER_KEYS.get(connector, ()) if _unknown(config, p.get(k))})
         if names:
-            errors.append(f"{state.offsets_topic} {where} holds {connector} offsets for cluster(s) {names}, which "
-                          f"mm2.properties does not define {clusters}: was an alias renamed?")
-    for topic in sorted(state.mm2_topics):
-        alias = topic.split(".", 1)[1].rsplit(".internal", 1)[0] if topic.endswith(".internal") else ""
-        if alias and alias not in known:
-            warnings.append(f"{state.flow.target} has {topic}, the state of a source alias {alias!r} that "
-                            f"mm2.properties does not define: if it is this deployment's under an older alias, "
-                            f"rename the alias back, or replication starts again from auto.offset.reset")
+            errors.append(f"{where} holds {connector} offsets for cluster(s) {names}, which mm2.properties does "
+                          f"not define {_clusters(config)}: was an alias renamed?")
     return errors, warnings
+
+
+def _foreign_topics(config: MirrorMakerConfig, state: FlowState) -> list[str]:
+    """MM2 state topics on the target for aliases the file lacks: another deployment's, or this one's
+    under a former alias (a warning: they may well be another deployment's)."""
+    aliases = {t.split(".", 1)[1][:-len(".internal")] for t in state.mm2_topics if t.endswith(".internal")}
+    return [f"{state.flow.target} holds mm2-offsets/configs/status topics of source alias {alias!r}, which "
+            f"mm2.properties does not define: if they are this deployment's under a former alias, restore that "
+            f"alias, or replication starts again from auto.offset.reset" for alias in sorted(aliases)
+            if _unknown(config, alias)]
 
 
 def check_states(config: MirrorMakerConfig, states: list[FlowState]) -> list[str]:
     """Raise UnknownStateError naming every problem; return the warnings."""
     errors: list[str] = []
-    warnings: list[str] = []
+    warnings: set[str] = set()
     for state in states:
         e, w = state_problems(config, state)
         errors += [f"{state.flow}: {text}" for text in e]
-        warnings += [f"{state.flow}: {text}" for text in w]
+        warnings |= set(w)  # the target's topics are the same for every flow into it
     if errors:
         raise UnknownStateError("existing MirrorMaker state does not match mm2.properties:\n  " + "\n  ".join(errors))
-    return sorted(set(warnings))
+    return sorted(warnings)
