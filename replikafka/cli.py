@@ -12,6 +12,7 @@ import threading
 from collections.abc import Sequence
 from types import FrameType
 
+from pyconnect.api.config import ConfigException
 from pyconnect.config.properties import ConfigFileError, load_properties
 from pyconnect.config.worker import load_worker_config
 from pyconnect.kafka.clients import KafkaClientError
@@ -77,7 +78,7 @@ def run_mirror_maker(path: str, clusters: list[str] | None, listeners: str | Non
         for warning in check_states(config, [read_flow_state(config, flow) for flow in config.flows]):
             log.warning("%s", warning)
         maker = MirrorMaker(config, listeners)
-    except (ConfigFileError, KafkaClientError, ValueError, TimeoutError) as exc:
+    except (ConfigFileError, ConfigException, KafkaClientError, ValueError, TimeoutError) as exc:
         return startup_error(path, exc)
     maker.start()
     wait_for_signal()

@@ -86,8 +86,11 @@ def format_flow(config: MirrorMakerConfig, state: FlowState, resumes: list[Resum
             note = "  [committed past the end: topic recreated or truncated?]" if r.position > r.end else ""
             lines.append(f"  {r.topic}-{r.partition} -> {r.remote}-{r.partition}  committed {committed}  "
                          f"resume {where}  end {r.end}  lag {r.lag}{note}")
-    lines.append(f"  checkpoints {state.checkpoints_topic} on {flow.target}: "
-                 f"{len({k[0] for k in state.checkpoints})} group(s)")
+    if state.checkpoints_topic is None:
+        lines.append("  checkpoints not read: MirrorCheckpointConnector's config does not parse")
+    else:
+        lines.append(f"  checkpoints {state.checkpoints_topic} on {flow.target}: "
+                     f"{len({k[0] for k in state.checkpoints})} group(s)")
     for (group, topic, partition), cp in sorted(state.checkpoints.items()):
         lines.append(f"  group {group} {topic}-{partition}  upstream {cp.upstream_offset}  "
                      f"downstream {cp.downstream_offset}")

@@ -19,6 +19,7 @@ from typing import Any
 from connectors.mirror.config import CHECKPOINT, MirrorConfig
 from connectors.mirror.formats import Checkpoint
 from connectors.mirror.maker_config import CONNECTORS, Flow, MirrorMakerConfig
+from pyconnect.api.config import ConfigException
 from pyconnect.config.providers import resolve_config
 from pyconnect.config.worker import WorkerConfig
 from pyconnect.kafka.admin import Admin
@@ -44,7 +45,7 @@ class FlowState:
     flow: Flow
     offsets_topic: str
     configs_topic: str
-    checkpoints_topic: str
+    checkpoints_topic: str | None  # None: not known, the checkpoint connector's config does not parse
     offsets: OffsetStore | None = None  # None: the topic does not exist
     connectors: dict[str, dict[str, str]] = field(default_factory=dict)
     checkpoints: dict[CheckpointKey, Checkpoint] = field(default_factory=dict)
@@ -60,14 +61,23 @@ def flow_worker_config(config: MirrorMakerConfig, flow: Flow) -> WorkerConfig:
     return WorkerConfig(values, worker_source(config, flow, values))
 
 
+def checkpoints_topic(config: MirrorMakerConfig, flow: Flow) -> str | None:
+    """The flow's checkpoints topic, named by its replication policy; None when the checkpoint
+    connector's config does not parse (the connector reports that itself when it starts)."""
+    try:
+        cfg = MirrorConfig(CHECKPOINT, resolve_config(config.connector_config(flow, "MirrorCheckpointConnector")))
+        return cfg.policy().checkpoints_topic(flow.source)
+    except (ConfigException, ValueError) as exc:
+        log.warning("%s: checkpoints not read: MirrorCheckpointConnector's config: %s", flow, exc)
+        return None
+
+
 def read_flow_state(config: MirrorMakerConfig, flow: Flow, timeout: float = 60.0) -> FlowState:
     """Read the flow's offsets, configs and checkpoints topics on the target, if they exist."""
     worker = flow_worker_config(config, flow)
     settings = worker.settings
-    checkpoint_cfg = MirrorConfig(CHECKPOINT, resolve_config(config.connector_config(flow,
-                                                                                "MirrorCheckpointConnector")))
     state = FlowState(flow, settings.offset_storage_topic, settings.config_storage_topic,
-                      checkpoint_cfg.policy().checkpoints_topic(flow.source))
+                      checkpoints_topic(config, flow))
     consumer = worker.client_config("consumer")
     admin = Admin(worker.client_config("admin", "admin."))
     admin.cluster_id(timeout=20)  # KafkaClientError naming the bootstrap servers when unreachable
@@ -87,7 +97,7 @@ def read_flow_state(config: MirrorMakerConfig, flow: Flow, timeout: float = 60.0
         store.start(timeout)
         store.stop()
         state.connectors = {k: dict(v) for k, v in store.snapshot().connectors.items()}
-    if state.checkpoints_topic in existing:
+    if state.checkpoints_topic is not None and state.checkpoints_topic in existing:
         reader = log_of(state.checkpoints_topic)
 
         def on_record(key: bytes | None, value: bytes | None, _p: int, _o: int) -> None:

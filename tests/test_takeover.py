@@ -105,15 +105,17 @@ def run_check(path: Path) -> subprocess.CompletedProcess[str]:
                           capture_output=True, text=True, timeout=120)
 
 
-def check_lines(out: str) -> dict[int, tuple[str, str, int, int]]:
-    """partition -> (committed, resume, end, lag) from --check's output."""
-    return {int(m[2]): (m[5], m[6], int(m[7]), int(m[8])) for m in map(LINE.match, out.splitlines()) if m}
+def check_lines(out: str, topic: str) -> dict[int, tuple[str, str, int, int]]:
+    """partition -> (committed, resume, end, lag) of `topic` from --check's output (the flow also
+    replicates the heartbeats topics other tests leave on the shared brokers)."""
+    return {int(m[2]): (m[5], m[6], int(m[7]), int(m[8])) for m in map(LINE.match, out.splitlines())
+            if m and m[1] == topic}
 
 
-def rest_offsets(base: str) -> dict[int, int]:
+def rest_offsets(base: str, topic: str) -> dict[int, int]:
     body: dict[str, Any] = httpx.get(f"{base}/connectors/MirrorSourceConnector/offsets", timeout=10).json()
     return {o["partition"]["partition"]: o["offset"]["offset"] for o in body.get("offsets", [])
-            if "cluster" in o["partition"] and "backfill" not in o["partition"]}
+            if o["partition"].get("topic") == topic and "backfill" not in o["partition"]}
 
 
 def monotonic(checkpoints: list[java.Checkpoint]) -> int:
@@ -128,17 +130,17 @@ def monotonic(checkpoints: list[java.Checkpoint]) -> int:
     return len(checkpoints)
 
 
-def check_java_state(path: Path, flow: JavaFlow, group: str, remote: str, cps: list[java.Checkpoint]) -> None:
+def check_java_state(path: Path, flow: JavaFlow, group: str, flow_topic: str, cps: list[java.Checkpoint]) -> None:
     """--check on Java's state: resume at committed + 1 with the lag to the end, the group's newest
     checkpoints; and nothing written."""
     before = topic_names(flow.target_bootstrap), len(read_to_end(flow.target_bootstrap, flow.configs_topic))
     check = run_check(path)
     assert check.returncode == 0, check.stderr[-2000:]
     print(f"\n--check on Java's state:\n{check.stdout}")
-    assert check_lines(check.stdout) == {
+    assert check_lines(check.stdout, flow_topic) == {
         0: ("199", "200", 300, 100), 1: ("99", "100", 300, 200), 2: ("299", "300", 300, 0)}, check.stdout
     for cp in cps[1::2]:
-        assert (f"group {group} {remote}-{cp.partition}  upstream {cp.upstream_offset}  "
+        assert (f"group {group} {cp.topic}-{cp.partition}  upstream {cp.upstream_offset}  "
                 f"downstream {cp.downstream_offset}") in check.stdout
     assert (topic_names(flow.target_bootstrap), len(read_to_end(flow.target_bootstrap, flow.configs_topic))) \
         == before, "--check wrote nothing"
@@ -195,7 +197,7 @@ def test_take_over_from_java_and_back(tmp_path: Path, broker: Broker, broker_b: 
     port = free_port()
     path = mm2_file(tmp_path / "mm2.properties", src, tgt, broker, broker_b, topic, port)
 
-    check_java_state(path, flow, group, remote, java_checkpoints)
+    check_java_state(path, flow, group, topic, java_checkpoints)
 
     produce_many(broker.bootstrap, topic, 100 * PARTITIONS, PARTITIONS, overrides=exact,
                  start=PER_PARTITION * PARTITIONS)
@@ -212,7 +214,7 @@ def test_take_over_from_java_and_back(tmp_path: Path, broker: Broker, broker_b: 
         wait_for(lambda: {(c.partition, c.upstream_offset) for c in read_checkpoints(
             broker_b.bootstrap, flow.checkpoints_topic)} >= set(GROUP_AFTER.items()), 120, "checkpoints of the group")
         reported = wait_for(lambda: (lambda o: o if o == {p: PER_PARTITION + 99 for p in range(PARTITIONS)} else None)(
-            rest_offsets(base)), 60, "every copied record committed (REST)")
+            rest_offsets(base, topic)), 60, "every copied record committed (REST)")
     finally:
         proc.send_signal(signal.SIGTERM)
         assert proc.wait(60) == 0, (tmp_path / "mm.log").read_text()[-3000:]
@@ -222,7 +224,7 @@ def test_take_over_from_java_and_back(tmp_path: Path, broker: Broker, broker_b: 
     checkpoints = read_checkpoints(broker_b.bootstrap, flow.checkpoints_topic)
     assert checkpoints[:len(midway)] == midway and checkpoints[:len(java_checkpoints)] == java_checkpoints
     count = monotonic(checkpoints)
-    newest = {(c.partition): c for c in checkpoints}
+    newest = {c.partition: c for c in checkpoints if c.group == group}
     for p, offset in GROUP_AFTER.items():
         assert newest[p].upstream_offset == offset and newest[p].downstream_offset == offset, newest[p]
 
@@ -230,7 +232,7 @@ def test_take_over_from_java_and_back(tmp_path: Path, broker: Broker, broker_b: 
     syncs = java_reads_our_state(flow, topic, reported, {p: len(records) for p, records in target.items()})
     again = run_check(path)
     print(f"--check on our state:\n{again.stdout}")
-    after = check_lines(again.stdout)
+    after = check_lines(again.stdout, topic)
     assert after == {p: (str(PER_PARTITION + 99), str(PER_PARTITION + 100), PER_PARTITION + 100, 0)
                      for p in range(PARTITIONS)}, after
     print(f"\nTAKE-OVER: re-copied {recopied}, skipped {skipped} of {total}; {count} checkpoints "
