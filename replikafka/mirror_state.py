@@ -13,6 +13,7 @@ replicate from `auto.offset.reset` again, so it is an error before anything star
 from __future__ import annotations
 
 import logging
+import struct
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -85,8 +86,11 @@ def read_flow_state(config: MirrorMakerConfig, flow: Flow, timeout: float = 60.0
     state.mm2_topics = {t for t in existing if t.startswith(("mm2-offsets.", "mm2-configs.", "mm2-status."))}
 
     def log_of(topic: str) -> KafkaLog:
-        # A reader only: the log's producer is never used.
-        return KafkaLog(topic, existing[topic], worker.client_config("producer"), consumer)
+        # A reader only: the log's producer is never used. Offsets written in transactions count once
+        # committed, as the worker reads them (internal_topics.kafka_log_factory).
+        committed = settings.exactly_once and topic == state.offsets_topic
+        return KafkaLog(topic, existing[topic], worker.client_config("producer"),
+                        {**consumer, **({"isolation.level": "read_committed"} if committed else {})})
 
     if state.offsets_topic in existing:
         state.offsets = OffsetStore(log_of(state.offsets_topic))
@@ -101,9 +105,12 @@ def read_flow_state(config: MirrorMakerConfig, flow: Flow, timeout: float = 60.0
         reader = log_of(state.checkpoints_topic)
 
         def on_record(key: bytes | None, value: bytes | None, _p: int, _o: int) -> None:
-            if key and value:
-                cp = Checkpoint.decode(key, value)
-                state.checkpoints[(cp.group, cp.topic, cp.partition)] = cp
+            try:
+                cp = Checkpoint.decode(key or b"", value or b"")
+            except (struct.error, UnicodeDecodeError) as exc:  # Java's reader skips what it cannot read too
+                log.warning("%s: unreadable checkpoint record skipped: %s", flow, exc)
+                return
+            state.checkpoints[(cp.group, cp.topic, cp.partition)] = cp
         reader.start(on_record, timeout)
         reader.stop()
     return state
