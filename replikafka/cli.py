@@ -12,6 +12,7 @@ import threading
 from collections.abc import Sequence
 from types import FrameType
 
+from pyconnect.api.config import ConfigException
 from pyconnect.config.properties import ConfigFileError, load_properties
 from pyconnect.config.worker import load_worker_config
 from pyconnect.kafka.clients import KafkaClientError
@@ -59,14 +60,25 @@ def startup_error(path: str, exc: Exception) -> int:
     return 1 if isinstance(exc, KafkaClientError) else 2
 
 
-def run_mirror_maker(path: str, clusters: list[str] | None, listeners: str | None = None) -> int:
-    """Dedicated MirrorMaker 2: one herder per flow of the file, REST per flow under /{source}/{target}."""
+def run_mirror_maker(path: str, clusters: list[str] | None, listeners: str | None = None,
+                     check: bool = False) -> int:
+    """Dedicated MirrorMaker 2: one herder per flow of the file, REST per flow under /{source}/{target}.
+    The flows' existing state (ours or Java MM2's) must belong to the file before anything starts;
+    `check` prints where each flow will resume instead of starting."""
     from connectors.mirror.maker_config import load
+    from replikafka.mirror_check import check_report
     from replikafka.mirror_maker import MirrorMaker
+    from replikafka.mirror_state import check_states, read_flow_state
 
     try:
-        maker = MirrorMaker(load(path, clusters), listeners)
-    except (ConfigFileError, KafkaClientError, ValueError) as exc:
+        config = load(path, clusters)
+        if check:
+            print(check_report(config))
+            return 0
+        for warning in check_states(config, [read_flow_state(config, flow) for flow in config.flows]):
+            log.warning("%s", warning)
+        maker = MirrorMaker(config, listeners)
+    except (ConfigFileError, ConfigException, KafkaClientError, ValueError, TimeoutError) as exc:
         return startup_error(path, exc)
     maker.start()
     wait_for_signal()
@@ -119,6 +131,8 @@ def build_parser() -> argparse.ArgumentParser:
     mm.add_argument("mm2_properties")
     mm.add_argument("--clusters", nargs="+", help="only flows whose target is one of these aliases")
     mm.add_argument("--listeners", help="REST listener of this process (overrides the file's `listeners`)")
+    mm.add_argument("--check", action="store_true",
+                    help="print where each flow will resume (per partition) and the newest checkpoints, start nothing")
     demo = sub.add_parser("demo", help="run the demo on embedded local brokers")
     demo.add_argument("--duration", type=float, default=0, help="seconds to run (0: until Ctrl-C)")
     offsets_cli.add_parser(sub)
@@ -134,7 +148,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command == "standalone":
         return run_standalone(args.worker_properties, args.connector_files)
     if args.command == "mirror-maker":
-        return run_mirror_maker(args.mm2_properties, args.clusters, args.listeners)
+        return run_mirror_maker(args.mm2_properties, args.clusters, args.listeners, args.check)
     if args.command == "offsets":
         return offsets_cli.run(args)
     if args.command == "backfill":
@@ -152,9 +166,10 @@ def mirror_maker_main() -> int:
     parser.add_argument("mm2_properties")
     parser.add_argument("--clusters", nargs="+")
     parser.add_argument("--listeners")
+    parser.add_argument("--check", action="store_true")
     args = parser.parse_args()
     setup_logging()
-    return run_mirror_maker(args.mm2_properties, args.clusters, args.listeners)
+    return run_mirror_maker(args.mm2_properties, args.clusters, args.listeners, args.check)
 
 
 def distributed_main() -> int:

@@ -126,7 +126,10 @@ class MirrorCheckpointTask(SourceTask):
                 log.warning("group offset sync of %s failed: %s", group, exc)
 
     def stop(self) -> None:
-        self._stopping.set()
+        stopping = getattr(self, "_stopping", None)
+        if stopping is None:
+            return  # stopped before start (a rebalance right after the assignment)
+        stopping.set()
         syncs = getattr(self, "syncs", None)
         if syncs is not None and threading.current_thread() is getattr(self, "_thread", None):
             syncs.stop()  # only from the task's own thread; another thread just signals

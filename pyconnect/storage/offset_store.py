@@ -51,6 +51,11 @@ class OffsetStore(LogBackedStore):
         with self._lock:
             return [(dict(p), None if o is None else dict(o)) for p, o in self._offsets.get(connector, {}).values()]
 
+    def connectors(self) -> list[str]:
+        """Names of the connectors that have at least one offset (a JSON null counts)."""
+        with self._lock:
+            return sorted(name for name, partitions in self._offsets.items() if partitions)
+
     def put(self, connector: str, offsets: Iterable[tuple[Mapping[str, Any], Mapping[str, Any] | None]]
             ) -> list[Future[None]]:
         """Write offsets (None = tombstone); returns one future per record."""
