@@ -189,11 +189,12 @@ class MirrorConfig:
     def offset_syncs_side(self) -> str:
         return str(self.values["offset-syncs.topic.location"])
 
-    def created_topics_topic(self) -> str:
-        """mm2-created-topics.<source>.internal on the target: the remote topics this flow created
-        (kept only with sync.topic.deletions.enabled; see connectors.mirror.topic_deletions)."""
+    def remote_topics_topic(self) -> str:
+        """mm2-remote-topics.<source>.internal on the target: the remote topics this flow replicates
+        into and whether it created them (kept only with sync.topic.deletions.enabled; see
+        connectors.mirror.topic_deletions)."""
         s = self.policy().internal_separator
-        return f"mm2-created-topics{s}{self.source}{s}internal"
+        return f"mm2-remote-topics{s}{self.source}{s}internal"
 
     def offset_syncs_topic(self) -> str:
         """mm2-offset-syncs.<X>.internal: X is the *other* cluster's alias."""

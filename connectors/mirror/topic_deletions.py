@@ -4,13 +4,14 @@ default; Java's MM2 never deletes a topic).
 Invariants:
 
 1. Only a topic this flow created is ever deleted. "Flow F created remote topic R" is an entry in F's
-   ledger, the compacted topic `mm2-created-topics.<source>.internal` on the target
-   (connectors.mirror.created_topics), written after CreateTopics succeeded and never when R already
-   existed. The ledger lives in a topic because the fact must survive restarts and be read by whichever
-   worker runs the connector next; on the target, beside the topics it describes; in a topic of its own
-   because Kafka refuses unknown topic configs (no marker on R itself) and Java reads MM2's own
-   internal topics (no foreign records there). Topics created while the key was off are not in it and
-   are never deleted.
+   ledger, the compacted topic `mm2-remote-topics.<source>.internal` on the target
+   (connectors.mirror.remote_topics_ledger), with `created` true only when written after F's own
+   CreateTopics succeeded; a remote topic F found existing gets `created` false (so that its source
+   topic's deletion is noticed, and the refusal logged, after a restart too). The ledger is a topic
+   because the fact must survive restarts and be read by whichever worker runs the connector next; on
+   the target, beside the topics it describes; a topic of its own because Kafka refuses unknown topic
+   configs (no marker on R itself) and Java reads MM2's own internal topics (no foreign records
+   there). Topics created while the key was off are recorded as found, never as created.
 2. Ledger order errs on keeping: the entry is written after R is created (a crash in between leaves R
    unrecorded: kept) and tombstoned before R is deleted (a crash in between leaves R unrecorded: kept).
 3. Only a source topic that disappeared from the source cluster's topic list counts, and only while the
@@ -23,9 +24,11 @@ Invariants:
    was created (`ranges_to_check`): the writer syncs the first record of a run, every upstream gap, every
    downstream discontinuity, and the last record once caught up, so the flow's copies are contiguous
    between syncs and every offset range not accounted for by them must hold no data record (transaction
-   markers are allowed). A record written by someone else exactly where the source had a gap of at least
-   as many offsets (source transaction markers, compaction) is indistinguishable from that gap; without
-   gaps in the source the proof is exact. Anything unproven, or a read that fails, keeps R.
+   markers are allowed); where downstream offsets go back (R was deleted and re-created by someone),
+   everything below the later copy must be empty. A record written by someone else exactly where the
+   source had a gap of at least as many offsets (source transaction markers, compaction) is
+   indistinguishable from that gap; without gaps in the source the proof is exact. Anything unproven,
+   or a read that fails, keeps R.
 6. Every deletion and every refusal is logged at WARNING and counted once per connector instance (the
    decision is not revisited until the source topic comes back); the refusal says why.
 """
@@ -39,9 +42,9 @@ from dataclasses import dataclass
 from itertools import pairwise
 
 from connectors.mirror.config import MirrorConfig
-from connectors.mirror.created_topics import CreatedTopic, CreatedTopics
 from connectors.mirror.deletion_evidence import first_record, log_start, read_syncs, syncs_end
 from connectors.mirror.metrics import TopicDeletionMetrics
+from connectors.mirror.remote_topics_ledger import LedgerEntry, RemoteTopicsLedger
 from connectors.mirror.topics import RemoteTopics, TopicSelector
 from pyconnect.api.metrics import TaskMetrics
 from pyconnect.kafka.admin import Admin
@@ -66,6 +69,9 @@ def ranges_to_check(syncs: Sequence[tuple[int, int]], start: int) -> list[Range]
         return [Range(start, None, "but this flow never copied into this partition")]
     out = [Range(start, syncs[0][1], f"before this flow's first copy (offset {syncs[0][1]})")]
     for (u0, d0), (u1, d1) in pairwise(syncs):
+        if d1 <= d0:  # downstream went back: the partition was re-created; nothing below d1 is proven
+            out.append(Range(start, d1, f"before this flow's copy at offset {d1} (the topic was re-created)"))
+            continue
         # Copies were contiguous on both sides between the two syncs; a downstream jump larger than
         # the upstream one is someone else's records (or markers) just before the later sync.
         excess = (d1 - d0) - (u1 - u0)
@@ -84,15 +90,16 @@ class GraceClock:
         self.grace = grace_seconds
         self._since: dict[str, float] = {}
 
-    def update(self, missing: Iterable[str], now: float) -> tuple[set[str], set[str]]:
-        """(topics missing for the whole grace period, topics that came back)."""
+    def update(self, missing: Iterable[str], now: float) -> tuple[set[str], set[str], set[str]]:
+        """(topics missing for the whole grace period, topics that came back, topics newly missing)."""
         missing = set(missing)
         back = {t for t in self._since if t not in missing}
+        new = missing - set(self._since)
         for t in back:
             del self._since[t]
-        for t in missing:
-            self._since.setdefault(t, now)
-        return {t for t, since in self._since.items() if now - since >= self.grace}, back
+        for t in new:
+            self._since[t] = now
+        return {t for t, since in self._since.items() if now - since >= self.grace}, back, new
 
     def forget(self, topic: str) -> None:
         self._since.pop(topic, None)
@@ -106,7 +113,7 @@ class TopicDeletions:
         self.cfg, self.selector, self.source, self.target, self.clock = cfg, selector, source, target, clock
         self.policy = cfg.policy()
         self.metrics = TopicDeletionMetrics(cfg.source, cfg.target, registry)
-        self.ledger = CreatedTopics(target, cfg.created_topics_topic(),
+        self.ledger = RemoteTopicsLedger(target, cfg.remote_topics_topic(),
                                     int(cfg["offset-syncs.topic.replication.factor"]), cfg.source,
                                     cfg.client("target", "producer"), cfg.client("target", "consumer"))
         self.grace = GraceClock(float(cfg["sync.topic.deletions.grace.period.seconds"]))
@@ -115,10 +122,15 @@ class TopicDeletions:
         self._decided: set[str] = set()  # source topics whose remote topic was deleted or kept
 
     def ensure_remote(self, remote: RemoteTopics, partitions: dict[str, int]) -> None:
-        """`remote.ensure(partitions)`, recording the topics it created in the ledger (invariants 1, 2)."""
+        """`remote.ensure(partitions)`, recording in the ledger the topics it created and those the flow
+        found existing (invariants 1, 2)."""
         mark = syncs_end(self._syncs_conf, self.cfg.offset_syncs_topic())
-        for remote_topic, source_topic in remote.ensure(partitions):
-            self.ledger.record(remote_topic, source_topic, mark)
+        known = self.ledger.entries()
+        for source_topic, created in remote.ensure(partitions).items():
+            name = remote.remote(source_topic)
+            entry = known.get(name)
+            if created or entry is None or entry.source_topic != source_topic:
+                self.ledger.record(name, source_topic, created, mark)
 
     def refresh(self, listed: set[str], selected: set[str]) -> None:
         """One refresh: `listed` is every topic on the source cluster, `selected` those replicated."""
@@ -126,7 +138,11 @@ class TopicDeletions:
         owned = {e.source_topic for e in self.ledger.entries().values()
                  if self.selector.should_replicate(e.source_topic)}
         missing = {t for t in self._watched | owned if t not in listed and self.selector.should_replicate(t)}
-        due, back = self.grace.update(missing, self.clock())
+        due, back, new = self.grace.update(missing, self.clock())
+        for topic in sorted(new):
+            log.info("source topic %s is gone from cluster %s: its remote topic %s goes in %ss unless it comes "
+                     "back (if this flow created it and holds only its copies)", topic, self.cfg.source,
+                     self.policy.format_remote_topic(self.cfg.source, topic), self.grace.grace)
         for topic in sorted(back):
             log.info("source topic %s exists again: its remote topic stays", topic)
         self._decided -= back
@@ -149,6 +165,10 @@ class TopicDeletions:
         if entry is None or entry.source_topic != topic:
             self._keep(remote, topic, f"this flow did not create it (no entry in {self.ledger.topic})")
             return
+        if not entry.created:
+            self._keep(remote, topic, "this flow did not create it (it existed when the flow began replicating "
+                       "into it)")
+            return
         try:
             reason = self._foreign_records(entry)
         except Exception as exc:  # a read failed: nothing proven
@@ -162,7 +182,7 @@ class TopicDeletions:
         log.warning("deleted remote topic %s: source topic %s has been gone from cluster %s for at least %ss, "
                     "and %s held only this flow's copies", remote, topic, self.cfg.source, self.grace.grace, remote)
 
-    def _foreign_records(self, entry: CreatedTopic) -> str | None:
+    def _foreign_records(self, entry: LedgerEntry) -> str | None:
         """Why `entry.remote` may hold records this flow did not write, or None (invariant 5)."""
         partitions = self.target.topic_partitions().get(entry.remote, 0)
         syncs = read_syncs(self._syncs_conf, self.cfg.offset_syncs_topic(), entry.syncs_from, {entry.source_topic})

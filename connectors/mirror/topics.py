@@ -67,18 +67,19 @@ class RemoteTopics:
             self._warned.add(key)
             log.warning(message, *args)
 
-    def ensure(self, partitions: dict[str, int]) -> list[tuple[str, str]]:
-        """Create missing remote topics; grow partitions where the source grew. Returns (remote topic,
-        source topic) of each topic this call created (not those that turned out to exist already)."""
+    def ensure(self, partitions: dict[str, int]) -> dict[str, bool]:
+        """Create missing remote topics; grow partitions where the source grew. Returns, per source topic,
+        whether this call created its remote topic (False: it existed, whoever created it)."""
         existing = self.target.topic_partitions()
-        created = []
+        created: dict[str, bool] = {}
         for topic, count in sorted(partitions.items()):
             remote = self.remote(topic)
             have = existing.get(remote)
+            created[topic] = False
             if have is None:
                 configs = replicable_configs(self.source, topic, self.prop_filter)
                 if self.target.create_topic(TopicSpec(remote, count, self.replication_factor, configs)):
-                    created.append((remote, topic))
+                    created[topic] = True
                     log.info("created remote topic %s (%d partitions, configs %s)", remote, count, configs)
             elif have < count:
                 self._grow(remote, count)

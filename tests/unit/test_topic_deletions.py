@@ -49,6 +49,12 @@ def test_an_upstream_gap_alone_is_no_evidence() -> None:
     assert ranges_to_check([(100, 0), (106, 5)], 0) == [Range(6, None, "after this flow's last copy (offset 5)")]
 
 
+def test_a_topic_re_created_under_the_flow_is_checked_from_its_start() -> None:
+    # copies up to downstream 50, then the topic was deleted and re-created and copies continue at 3
+    ranges = ranges_to_check([(0, 0), (50, 50), (51, 3)], 0)
+    assert Range(0, 3, "before this flow's copy at offset 3 (the topic was re-created)") in ranges
+
+
 @dataclass
 class _Msg:
     value: int
@@ -146,18 +152,18 @@ def test_a_foreign_record_in_a_source_gap_of_its_size_is_the_documented_blind_sp
 
 def test_grace_clock_waits_the_whole_period() -> None:
     clock = GraceClock(3.0)
-    assert clock.update({"a"}, 10.0) == (set(), set())
-    assert clock.update({"a"}, 12.9) == (set(), set())
-    assert clock.update({"a"}, 13.0) == ({"a"}, set())
+    assert clock.update({"a"}, 10.0) == (set(), set(), {"a"})
+    assert clock.update({"a"}, 12.9) == (set(), set(), set())
+    assert clock.update({"a"}, 13.0) == ({"a"}, set(), set())
 
 
 def test_grace_clock_restarts_when_the_topic_comes_back() -> None:
     clock = GraceClock(3.0)
     clock.update({"a"}, 0.0)
-    assert clock.update(set(), 2.0) == (set(), {"a"})
-    assert clock.update({"a"}, 2.5) == (set(), set())
-    assert clock.update({"a"}, 5.0) == (set(), set())
-    assert clock.update({"a"}, 5.5) == ({"a"}, set())
+    assert clock.update(set(), 2.0) == (set(), {"a"}, set())
+    assert clock.update({"a"}, 2.5) == (set(), set(), {"a"})
+    assert clock.update({"a"}, 5.0) == (set(), set(), set())
+    assert clock.update({"a"}, 5.5) == ({"a"}, set(), set())
 
 
 @settings(max_examples=300, deadline=None)
@@ -167,7 +173,7 @@ def test_due_only_after_being_missing_at_every_refresh_for_the_grace_period(
     clock, now, missing_since = GraceClock(grace), 0.0, None
     for step, missing in refreshes:
         now += step
-        due, _back = clock.update({"t"} if missing else set(), now)
+        due, _back, _new = clock.update({"t"} if missing else set(), now)
         missing_since = (missing_since if missing_since is not None else now) if missing else None
         assert ("t" in due) == (missing_since is not None and now - missing_since >= grace)
 

@@ -1,11 +1,13 @@
-"""The ledger of remote topics one flow created: `mm2-created-topics.<source>.internal`, a compacted
-one-partition topic on the target cluster (see connectors.mirror.topic_deletions for why it lives there).
+"""The ledger of the remote topics one flow replicates into, and whether it created them:
+`mm2-remote-topics.<source>.internal`, a compacted one-partition topic on the target cluster (see
+connectors.mirror.topic_deletions for why it lives there).
 
 Key: the remote topic's name (UTF-8). Value: JSON `{"source": alias, "topic": source topic,
-"syncs.from": offset, "created.ms": time}`, where `syncs.from` is the offset-syncs topic's end offset
-taken before the topic was created: every sync of this incarnation of the remote topic is at or after
-it. A null value (tombstone) means the flow deleted the topic, so the name is no longer the flow's.
-Records that do not decode are skipped with a warning: they can only make the flow keep a topic.
+"created": bool, "syncs.from": offset, "recorded.ms": time}`. `created` is true only when this flow's
+CreateTopics made the topic; `syncs.from` is the offset-syncs topic's end offset taken before that:
+every sync of this incarnation of the remote topic is at or after it. A null value (tombstone) means
+the flow deleted the topic, so the name is no longer the flow's. Records that do not decode, or lack
+`created`, are skipped or read as not created: they can only make the flow keep a topic.
 """
 
 from __future__ import annotations
@@ -25,27 +27,29 @@ log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
-class CreatedTopic:
-    """One ledger entry: the flow created `remote` for `source_topic` of cluster `source`."""
+class LedgerEntry:
+    """One ledger entry: the flow replicates `source_topic` of cluster `source` into `remote`, which it
+    created (`created`) or found existing."""
 
     remote: str
     source: str
     source_topic: str
+    created: bool
     syncs_from: int
-    created_ms: int
+    recorded_ms: int
 
     def value(self) -> bytes:
-        return orjson.dumps({"source": self.source, "topic": self.source_topic, "syncs.from": self.syncs_from,
-                             "created.ms": self.created_ms})
+        return orjson.dumps({"source": self.source, "topic": self.source_topic, "created": self.created,
+                             "syncs.from": self.syncs_from, "recorded.ms": self.recorded_ms})
 
     @classmethod
-    def decode(cls, key: bytes, value: bytes) -> CreatedTopic:
+    def decode(cls, key: bytes, value: bytes) -> LedgerEntry:
         data = orjson.loads(value)
-        return cls(key.decode("utf-8"), str(data["source"]), str(data["topic"]), int(data["syncs.from"]),
-                   int(data["created.ms"]))
+        return cls(key.decode("utf-8"), str(data["source"]), str(data["topic"]), data.get("created") is True,
+                   int(data["syncs.from"]), int(data["recorded.ms"]))
 
 
-class CreatedTopics:
+class RemoteTopicsLedger:
     """Read at start, then kept in memory and written through (one connector instance runs a flow at a
     time; a new instance reads everything the previous one wrote)."""
 
@@ -54,7 +58,7 @@ class CreatedTopics:
         self.topic, self.source = topic, source_alias
         admin.ensure_compacted_topic(TopicSpec(topic, 1, replication_factor, {"cleanup.policy": "compact"}),
                                      exact_partitions=True)
-        self._entries: dict[str, CreatedTopic] = {}
+        self._entries: dict[str, LedgerEntry] = {}
         self._lock = threading.Lock()
         self._log = KafkaLog(topic, 1, producer_conf, consumer_conf)
         self._log.start(self._on_record)
@@ -68,7 +72,7 @@ class CreatedTopics:
                 self._entries.pop(name, None)
                 return
             try:
-                entry = CreatedTopic.decode(key, value)
+                entry = LedgerEntry.decode(key, value)
             except (ValueError, KeyError, TypeError) as exc:
                 log.warning("skipping malformed record at offset %d of %s (key %s): %s", offset, self.topic, name,
                             exc)
@@ -76,14 +80,15 @@ class CreatedTopics:
             if entry.source == self.source:
                 self._entries[name] = entry
 
-    def entries(self) -> dict[str, CreatedTopic]:
-        """Remote topic -> its entry, for every topic the flow created and has not deleted."""
+    def entries(self) -> dict[str, LedgerEntry]:
+        """Remote topic -> its entry, for every topic the flow replicates into and has not deleted."""
         with self._lock:
             return dict(self._entries)
 
-    def record(self, remote: str, source_topic: str, syncs_from: int) -> None:
-        """The flow has just created `remote` (written and acknowledged before this returns)."""
-        entry = CreatedTopic(remote, self.source, source_topic, syncs_from, int(time.time() * 1000))
+    def record(self, remote: str, source_topic: str, created: bool, syncs_from: int) -> None:
+        """The flow has just created `remote`, or replicates into it although it existed (written and
+        acknowledged before this returns)."""
+        entry = LedgerEntry(remote, self.source, source_topic, created, syncs_from, int(time.time() * 1000))
         self._log.send(remote.encode(), entry.value()).result(30)
         with self._lock:
             self._entries[remote] = entry
