@@ -48,6 +48,7 @@ from connectors.mirror.remote_topics_ledger import LedgerEntry, RemoteTopicsLedg
 from connectors.mirror.topics import RemoteTopics, TopicSelector
 from pyconnect.api.metrics import TaskMetrics
 from pyconnect.kafka.admin import Admin
+from pyconnect.kafka.clients import KafkaClientError
 
 log = logging.getLogger(__name__)
 
@@ -71,6 +72,10 @@ def ranges_to_check(syncs: Sequence[tuple[int, int]], start: int) -> list[Range]
     for (u0, d0), (u1, d1) in pairwise(syncs):
         if d1 <= d0:  # downstream went back: the partition was re-created; nothing below d1 is proven
             out.append(Range(start, d1, f"before this flow's copy at offset {d1} (the topic was re-created)"))
+            continue
+        if u1 <= u0:  # upstream went back (source topic re-created, or a task re-copying after a crash):
+            # the later sync starts a new run; only the earlier sync's copy itself is known before it.
+            out.append(Range(d0 + 1, d1, f"between this flow's copies at offsets {d0} and {d1}"))
             continue
         # Copies were contiguous on both sides between the two syncs; a downstream jump larger than
         # the upstream one is someone else's records (or markers) just before the later sync.
@@ -101,9 +106,6 @@ class GraceClock:
             self._since[t] = now
         return {t for t, since in self._since.items() if now - since >= self.grace}, back, new
 
-    def forget(self, topic: str) -> None:
-        self._since.pop(topic, None)
-
 
 class TopicDeletions:
     """The deletion side of one MirrorSource connector (`refresh` runs on its refresh thread)."""
@@ -114,8 +116,8 @@ class TopicDeletions:
         self.policy = cfg.policy()
         self.metrics = TopicDeletionMetrics(cfg.source, cfg.target, registry)
         self.ledger = RemoteTopicsLedger(target, cfg.remote_topics_topic(),
-                                    int(cfg["offset-syncs.topic.replication.factor"]), cfg.source,
-                                    cfg.client("target", "producer"), cfg.client("target", "consumer"))
+                                         int(cfg["offset-syncs.topic.replication.factor"]), cfg.source,
+                                         cfg.client("target", "producer"), cfg.client("target", "consumer"))
         self.grace = GraceClock(float(cfg["sync.topic.deletions.grace.period.seconds"]))
         self._syncs_conf = cfg.client(cfg.offset_syncs_side(), "consumer")
         self._watched: set[str] = set()  # source topics replicated at some refresh of this instance
@@ -177,7 +179,11 @@ class TopicDeletions:
             self._keep(remote, topic, reason)
             return
         self.ledger.forget(remote)  # before the topic goes (invariant 2)
-        self.target.delete_topic(remote)
+        try:
+            self.target.delete_topic(remote)
+        except KafkaClientError as exc:
+            self._keep(remote, topic, f"the deletion failed ({exc}); it is no longer in {self.ledger.topic}")
+            return
         self.metrics.deleted += 1
         log.warning("deleted remote topic %s: source topic %s has been gone from cluster %s for at least %ss, "
                     "and %s held only this flow's copies", remote, topic, self.cfg.source, self.grace.grace, remote)

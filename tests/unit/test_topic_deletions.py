@@ -55,6 +55,15 @@ def test_a_topic_re_created_under_the_flow_is_checked_from_its_start() -> None:
     assert Range(0, 3, "before this flow's copy at offset 3 (the topic was re-created)") in ranges
 
 
+def test_a_source_topic_re_created_under_the_flow_starts_a_new_run() -> None:
+    # the source topic was re-created (upstream back to 0) while the remote topic stayed: copies go on at 51
+    assert ranges_to_check([(0, 0), (50, 50), (0, 51)], 0) == [
+        Range(52, None, "after this flow's last copy (offset 51)")]
+    # ... and a record someone wrote in between is found
+    assert ranges_to_check([(0, 0), (50, 50), (0, 52)], 0)[0] == Range(
+        51, 52, "between this flow's copies at offsets 50 and 52")
+
+
 @dataclass
 class _Msg:
     value: int
@@ -63,10 +72,11 @@ class _Msg:
         return self.value
 
 
-# One step of a remote partition's life: ("copy", upstream gap before it), ("foreign", 0), ("marker", 0)
-# or ("restart", 0): the task stops cleanly and a new writer continues.
+# One step of a remote partition's life: ("copy", upstream gap before it), ("foreign", 0), ("marker", 0),
+# ("restart", 0): the task stops cleanly and a new writer continues, or ("recreate", 0): the source topic
+# is deleted and re-created under the caught-up task (upstream offsets start again at 0).
 _STEP = st.one_of(st.tuples(st.just("copy"), st.sampled_from([0, 0, 0, 1, 2, 5])),
-                  st.tuples(st.sampled_from(["foreign", "marker", "restart"]), st.just(0)))
+                  st.tuples(st.sampled_from(["foreign", "marker", "restart", "recreate"]), st.just(0)))
 
 
 def _simulate(steps: list[tuple[str, int]], max_lag: int, runs: bool) -> tuple[list[str], list[tuple[int, int]]]:
@@ -98,6 +108,9 @@ def _simulate(steps: list[tuple[str, int]], max_lag: int, runs: bool) -> tuple[l
         if kind == "restart":
             writer.flush_pending()
             writer = OffsetSyncWriter(lambda s: syncs.append((s.upstream_offset, s.downstream_offset)), max_lag)
+        elif kind == "recreate":
+            writer.flush_pending()
+            upstream = 0
         else:
             log.append("foreign" if kind == "foreign" else "marker")
     ack()
