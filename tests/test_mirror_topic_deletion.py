@@ -121,7 +121,11 @@ def test_deleted_source_topic_goes_after_the_grace_period(start_flow: StartFlow,
     produce_many(broker.bootstrap, stays, 20, 2, start=40)
     copied(broker_b, f"A.{stays}", 60)
     assert f"{gone}-" not in flow.worker.request("GET", "/connectors/mm/tasks").text
-    assert f"A.{stays}" in topic_names(broker_b.bootstrap)
+    names = topic_names(broker_b.bootstrap)
+    assert f"A.{stays}" in names and f"A.{gone}" not in names, "no client of the flow re-created it"
+    ledger = [v for _p, _o, k, v in read_all(broker_b.bootstrap, "mm2-remote-topics.A.internal")
+              if k == f"A.{gone}".encode()]
+    assert ledger[0] is not None and b'"created":true' in ledger[0] and ledger[-1] is None, "recorded, tombstoned"
 
 
 def test_remote_topic_with_local_writes_is_kept(start_flow: StartFlow, broker: Broker, broker_b: Broker,

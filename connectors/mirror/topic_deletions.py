@@ -19,7 +19,9 @@ Invariants:
 4. Grace: the source topic must be absent at every refresh for `sync.topic.deletions.grace.period.seconds`,
    measured from the first refresh of this connector instance that saw it missing (a restart starts the
    clock again: later, never sooner), and is listed once more right before R is deleted. A source topic
-   that comes back within the grace period keeps R.
+   that comes back within the grace period keeps R. The refresh that first sees it missing also asks
+   for the task reconfiguration, so the tasks (and their producers) have dropped R's partitions before
+   R goes, unless the grace period is shorter than a reconfiguration.
 5. R holds only this flow's copies, proven per partition from the flow's offset syncs written since R
    was created (`ranges_to_check`): the writer syncs the first record of a run, every upstream gap, every
    downstream discontinuity, and the last record once caught up, so the flow's copies are contiguous
