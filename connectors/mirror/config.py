@@ -77,6 +77,13 @@ SOURCE = COMMON.merge(TOPIC_SELECTION).merge(ConfigDef([
     ConfigKey("refresh.topics.interval.seconds", L, 600, LOW, validator=at_least(0)),
     ConfigKey("sync.topic.configs.enabled", B, True, LOW),
     ConfigKey("sync.topic.configs.interval.seconds", L, 600, LOW, validator=at_least(0)),
+    ConfigKey("sync.topic.deletions.enabled", B, False, LOW,
+              "Delete a remote topic this flow created once its source topic has been gone from the source "
+              "cluster for sync.topic.deletions.grace.period.seconds, provided it holds only this flow's "
+              "copies (checked against the flow's offset syncs). Needs emit.offset-syncs.enabled."),
+    ConfigKey("sync.topic.deletions.grace.period.seconds", L, 300, LOW,
+              "How long a source topic must stay deleted before its remote topic is deleted (a topic re-created "
+              "within this time keeps its remote topic).", validator=at_least(0)),
     ConfigKey("sync.topic.acls.enabled", B, True, LOW),
     ConfigKey("sync.topic.acls.interval.seconds", L, 600, LOW, validator=at_least(0)),
     ConfigKey("replication.factor", INT, 2, LOW, "Replication factor of new remote topics (-1: broker default)."),
@@ -181,6 +188,13 @@ class MirrorConfig:
 
     def offset_syncs_side(self) -> str:
         return str(self.values["offset-syncs.topic.location"])
+
+    def remote_topics_topic(self) -> str:
+        """mm2-remote-topics.<source>.internal on the target: the remote topics this flow replicates
+        into and whether it created them (kept only with sync.topic.deletions.enabled; see
+        connectors.mirror.topic_deletions)."""
+        s = self.policy().internal_separator
+        return f"mm2-remote-topics{s}{self.source}{s}internal"
 
     def offset_syncs_topic(self) -> str:
         """mm2-offset-syncs.<X>.internal: X is the *other* cluster's alias."""

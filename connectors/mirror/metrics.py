@@ -3,6 +3,8 @@
 partition, plus the offset lag MM2 lacks) and `kafka_connect_mirror_mirrorcheckpointconnector_*` per
 group and remote topic-partition. Each task keeps its own figures (aggregated per poll batch, not per
 record) and registers them on its context; the runtime reads them when `/metrics` is scraped.
+The source connector itself counts the remote topics it deleted or kept after their source topic
+was deleted (`..._topic_deletions_total`, `..._topic_deletions_refused_total`, labels source/target).
 """
 
 from __future__ import annotations
@@ -160,3 +162,27 @@ class CheckpointMetrics:
                 out.append(MetricSample(_CHECKPOINT + suffix,
                                         "Time from checkpoint creation to its acknowledgement (ms).", labels, value))
         return out
+
+
+class TopicDeletionMetrics:
+    """Remote topics a MirrorSource connector deleted after their source topic went, and those it kept
+    (refused to delete), counted since the connector started (`sync.topic.deletions.enabled`)."""
+
+    DELETED = _P + "topic_deletions_total"
+    REFUSED = _P + "topic_deletions_refused_total"
+
+    def __init__(self, source: str, target: str, registry: TaskMetrics | None = None) -> None:
+        self.source, self.target = source, target
+        self.deleted = 0
+        self.refused = 0
+        if registry is not None:
+            registry.register(self.samples)
+
+    def samples(self) -> list[MetricSample]:
+        """The connector's two series (plain ints: read without a lock)."""
+        labels = {"source": self.source, "target": self.target}
+        return [MetricSample(self.DELETED, "Remote topics deleted because their source topic was deleted.",
+                             labels, self.deleted),
+                MetricSample(self.REFUSED, "Remote topics kept although their source topic was deleted "
+                             "(not created by this flow's ledger, or holding other writers' records).",
+                             labels, self.refused)]

@@ -14,6 +14,7 @@ from connectors.mirror.backfill_task import MirrorBackfillTask
 from connectors.mirror.client_config import java_client_config
 from connectors.mirror.config import SOURCE, MirrorConfig
 from connectors.mirror.source_task import MirrorSourceTask
+from connectors.mirror.topic_deletions import TopicDeletions
 from connectors.mirror.topics import RemoteTopics, TopicSelector
 from pyconnect.api import BatchTask, ConfigDef, ConfigValue, ExactlyOnceSupport, SourceConnector, SourceTask
 from pyconnect.kafka.admin import Admin, TopicSpec
@@ -29,6 +30,19 @@ READ_COMMITTED_NEEDED = (
 def _reads_committed(config: Mapping[str, str]) -> bool:
     """MirrorSourceConnector.consumerUsesReadCommitted: the source consumer's isolation.level."""
     return java_client_config(config, "source", "consumer").get("isolation.level") == "read_committed"
+
+
+def _check_deletions(config: Mapping[str, str], values: dict[str, ConfigValue]) -> None:
+    """Deletions are noticed by the topic refresh and proven with the offset syncs: both must be on."""
+    if config.get("sync.topic.deletions.enabled", "false").strip().lower() != "true":
+        return
+    for key in ("emit.offset-syncs.enabled", "refresh.topics.enabled"):
+        if config.get(key, "true").strip().lower() == "false":
+            values["sync.topic.deletions.enabled"].errors.append(
+                f"Topic deletions need {key}=true (deletions are noticed by the topic refresh and checked "
+                "against the offset syncs)")
+
+
 _BACKFILL_KEY = "backfill.assigned.partitions"  # set on the batch task's config only
 
 
@@ -60,6 +74,7 @@ class MirrorSourceConnector(SourceConnector):
             if offending:
                 values["emit.offset-syncs.enabled"].errors.append(
                     f"Offset syncs are disabled, but {', '.join(offending)} is set")
+        _check_deletions(config, values)
         if config.get("exactly.once.support") == "required" and not _reads_committed(config):
             # Kafka compares case-sensitively here; the framework adds its own error beside this one.
             values.setdefault("exactly.once.support", ConfigValue("exactly.once.support", "required")).errors.append(
@@ -81,6 +96,7 @@ class MirrorSourceConnector(SourceConnector):
                                    self.cfg.config_property_filter(), int(self.cfg["replication.factor"]))
         self._stop = threading.Event()
         self._partitions: dict[str, int] = {}
+        self._deletions: TopicDeletions | None = None
         if not self.cfg["enabled"]:
             log.info("%s->%s replication is disabled (enabled=false)", self.cfg.source, self.cfg.target)
             return
@@ -89,8 +105,13 @@ class MirrorSourceConnector(SourceConnector):
             admin.ensure_compacted_topic(TopicSpec(self.cfg.offset_syncs_topic(), 1,
                                                    int(self.cfg["offset-syncs.topic.replication.factor"]),
                                                    {"cleanup.policy": "compact"}), exact_partitions=True)
-        self._partitions = self._discover()
-        self.remote.ensure(self._partitions)
+        listed = self.source_admin.topic_partitions()
+        self._partitions = self._discover(listed)
+        if self.cfg["sync.topic.deletions.enabled"]:
+            self._deletions = TopicDeletions(self.cfg, self.selector, self.source_admin, self.target_admin,
+                                             getattr(self.context, "metrics", None))
+            self._deletions.refresh(set(listed), set(self._partitions))
+        self._ensure_remote(self._partitions)
         self._backfill, self._batch_assigned = set(), set()
         if self.cfg["backfill.enabled"]:
             self._backfill = self._backfill_candidates(self._all(self._partitions))
@@ -100,8 +121,14 @@ class MirrorSourceConnector(SourceConnector):
         self._thread = context_thread(self._background, f"mirror-source-{self.cfg.source}")
         self._thread.start()
 
-    def _discover(self) -> dict[str, int]:
-        return {t: n for t, n in self.source_admin.topic_partitions().items() if self.selector.should_replicate(t)}
+    def _discover(self, listed: Mapping[str, int]) -> dict[str, int]:
+        return {t: n for t, n in listed.items() if self.selector.should_replicate(t)}
+
+    def _ensure_remote(self, partitions: dict[str, int]) -> None:
+        if self._deletions is not None:
+            self._deletions.ensure_remote(self.remote, partitions)  # records what it creates
+        else:
+            self.remote.ensure(partitions)
 
     def _background(self) -> None:
         """Periodic refresh of topics, configs and ACLs (MM2's scheduler)."""
@@ -128,16 +155,19 @@ class MirrorSourceConnector(SourceConnector):
                         log.exception("mirror source background job failed")
 
     def _refresh_topics(self) -> None:
-        found = self._discover()
+        listed = self.source_admin.topic_partitions()
+        found = self._discover(listed)
         if found != self._partitions:
             added = sorted(set(found) - set(self._partitions))
             log.info("source topics changed (new: %s); reconfiguring tasks", added)
-            self.remote.ensure(found)
+            self._ensure_remote(found)
             if self.cfg["backfill.enabled"]:  # only new topics: streaming may already run the others
                 self._backfill |= self._backfill_candidates(self._all(found) - self._all(self._partitions))
             self._partitions = found
             if self.context is not None:
                 self.context.request_task_reconfiguration()
+        if self._deletions is not None:  # after the reconfiguration request: tasks drop vanished partitions
+            self._deletions.refresh(set(listed), set(found))
 
     @staticmethod
     def _all(partitions: Mapping[str, int]) -> set[tuple[str, int]]:
@@ -202,3 +232,9 @@ class MirrorSourceConnector(SourceConnector):
         stop = getattr(self, "_stop", None)
         if stop is not None:
             stop.set()
+        deletions = getattr(self, "_deletions", None)
+        if deletions is not None:
+            thread = getattr(self, "_thread", None)
+            if thread is not None:
+                thread.join(30)  # a refresh in progress finishes its ledger writes first
+            deletions.stop()

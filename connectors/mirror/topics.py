@@ -67,18 +67,23 @@ class RemoteTopics:
             self._warned.add(key)
             log.warning(message, *args)
 
-    def ensure(self, partitions: dict[str, int]) -> None:
-        """Create missing remote topics; grow partitions where the source grew."""
+    def ensure(self, partitions: dict[str, int]) -> dict[str, bool]:
+        """Create missing remote topics; grow partitions where the source grew. Returns, per source topic,
+        whether this call created its remote topic (False: it existed, whoever created it)."""
         existing = self.target.topic_partitions()
+        created: dict[str, bool] = {}
         for topic, count in sorted(partitions.items()):
             remote = self.remote(topic)
             have = existing.get(remote)
+            created[topic] = False
             if have is None:
                 configs = replicable_configs(self.source, topic, self.prop_filter)
-                self.target.create_topic(TopicSpec(remote, count, self.replication_factor, configs))
-                log.info("created remote topic %s (%d partitions, configs %s)", remote, count, configs)
+                if self.target.create_topic(TopicSpec(remote, count, self.replication_factor, configs)):
+                    created[topic] = True
+                    log.info("created remote topic %s (%d partitions, configs %s)", remote, count, configs)
             elif have < count:
                 self._grow(remote, count)
+        return created
 
     def _grow(self, remote: str, count: int) -> None:
         try:

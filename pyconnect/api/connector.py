@@ -34,6 +34,10 @@ class ConnectorContext(Protocol):
     def offset_storage_reader(self) -> OffsetStorageReader:
         """Reader of this connector's committed source offsets (as Connect's SourceConnectorContext)."""
 
+    @property
+    def metrics(self) -> TaskMetrics:
+        """Where the connector registers the metrics it exposes (read while the connector runs)."""
+
 
 class OffsetStorageReader(Protocol):
     """Reads committed source offsets of this connector."""

@@ -124,6 +124,18 @@ class Admin:
                 return False
             raise KafkaClientError(f"cannot create topic {spec.name}: {err.str()}") from exc
 
+    def delete_topic(self, topic: str, timeout: float = 30.0) -> bool:
+        """Delete a topic; return False if it did not exist."""
+        fut = self._client.delete_topics([topic], operation_timeout=timeout)[topic]
+        try:
+            fut.result(timeout=timeout)
+            return True
+        except ck.KafkaException as exc:
+            err = exc.args[0]
+            if err.code() == ck.KafkaError.UNKNOWN_TOPIC_OR_PART:
+                return False
+            raise KafkaClientError(f"cannot delete topic {topic}: {err.str()}") from exc
+
     def ensure_compacted_topic(self, spec: TopicSpec, exact_partitions: bool = False) -> None:
         """Create the internal topic if missing; check an existing one is compacted (and sized)."""
         created = self.create_topic(spec)

@@ -14,6 +14,7 @@ from pyconnect.api.states import State, TargetState
 from pyconnect.config.providers import resolve_config, restore_placeholders
 from pyconnect.plugins import PluginRegistry
 from pyconnect.runtime.connector_config import common_errors
+from pyconnect.runtime.worker_metrics import TaskMetricsRegistry
 from pyconnect.storage.config_store import ConfigStore
 
 log = logging.getLogger(__name__)
@@ -48,6 +49,7 @@ class ConnectorRunner:
         self._connector: Connector | None = None
         self.state: State = State.UNASSIGNED
         self.reconfigure_requested = threading.Event()
+        self.metrics = TaskMetricsRegistry()  # what the connector registers; its worker's collector reads it
 
     # ConnectorContext --------------------------------------------------------------------------
 
@@ -124,6 +126,7 @@ class ConnectorRunner:
 
     def stop(self) -> None:
         connector, self._connector = self._connector, None
+        self.metrics.close()  # a connector's series exist while it runs
         if connector is not None:
             try:
                 connector.stop()

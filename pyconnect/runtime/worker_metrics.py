@@ -2,8 +2,8 @@
 
 Worker metrics under the names Strimzi's dashboards query (jmx-exporter style):
 `kafka_connect_worker_{connector_count,task_count}`, `kafka_connect_connector_status`,
-`kafka_connect_connector_task_status`; plus whatever the worker's running tasks registered on their
-context (`context.metrics`). A worker with a scope (dedicated mode: a flow) adds its labels
+`kafka_connect_connector_task_status`; plus whatever the worker's running connectors and tasks registered on
+their context (`context.metrics`). A worker with a scope (dedicated mode: a flow) adds its labels
 (`source`, `target`) to every series, where a task's own labels do not already name them.
 """
 
@@ -107,7 +107,7 @@ class WorkerCollector:
             for s in STATES:
                 families.add("kafka_connect_connector_task_status", "1 for the task's current state.",
                              {**flow, "connector": name, "task": index, "status": s}, 1 if state == s else 0)
-        for runner in tasks.values():
+        for runner in (*connectors.values(), *tasks.values()):
             registry = getattr(runner, "metrics", None)
             if isinstance(registry, TaskMetricsRegistry):
                 for sample in registry.samples():

@@ -92,3 +92,20 @@ def test_a_failing_provider_does_not_break_the_scrape() -> None:
     registry.register(broken)  # type: ignore[arg-type]
     SourceMetrics("A", "B", registry).polled("A.t", 0, 1, 1, 1, 0)
     assert {s.name for s in registry.samples()} >= {"kafka_connect_mirror_mirrorsourceconnector_byte_count"}
+
+
+def test_a_connectors_own_series_are_served_while_it_runs() -> None:
+    """The MirrorSource connector counts topic deletions on its own context (not a task's)."""
+    from connectors.mirror.metrics import TopicDeletionMetrics
+
+    worker = _Worker({"MirrorSourceConnector": _Runner("RUNNING")}, {})
+    deletions = TopicDeletionMetrics("A", "B", worker.connectors["MirrorSourceConnector"].metrics)
+    deletions.deleted, deletions.refused = 2, 1
+    registry = MergingRegistry()
+    registry.register(WorkerCollector(worker, {}))
+    lines = _scrape(registry)
+    p = "kafka_connect_mirror_mirrorsourceconnector_"
+    assert f'{p}topic_deletions_total{{source="A",target="B"}} 2.0' in lines
+    assert f'{p}topic_deletions_refused_total{{source="A",target="B"}} 1.0' in lines
+    worker.connectors["MirrorSourceConnector"].metrics.close()
+    assert not any("topic_deletions" in line for line in _scrape(registry))
