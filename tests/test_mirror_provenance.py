@@ -8,21 +8,29 @@ import threading
 import time
 import uuid
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
+import pytest
 from confluent_kafka import Consumer, Producer, TopicPartition
 
 from connectors.mirror.provenance import HEADER, Provenance
 from pyconnect.kafka.admin import Admin
-from pyconnect.testing.brokers import Broker
+from pyconnect.testing.brokers import Broker, start_broker
 from tests.harness.checkpoints import commit, latest_checkpoints
 from tests.harness.kafka_io import create_topic, produce_many, read_messages, read_to_end
 from tests.harness.mirror import mm2_settings, offset_syncs, sync_store
 from tests.harness.workers import wait_for
-from tests.test_mirror_topologies import MirrorMakerProcess, broker_c  # noqa: F401 - the fixture
+from tests.test_mirror_topologies import MirrorMakerProcess
 
 IDENTITY = "org.apache.kafka.connect.mirror.IdentityReplicationPolicy"
+
+
+@pytest.fixture
+def broker_c() -> Iterator[Broker]:
+    c = start_broker("C", 2)
+    yield c
+    c.stop()
 
 
 def cluster_id(b: Broker) -> str:
@@ -205,3 +213,58 @@ def committed_on(b: Broker, group: str, topic: str, partitions: int) -> dict[int
     consumer.close()
     offsets = {tp.partition: tp.offset for tp in got}
     return offsets if all(o >= 0 for o in offsets.values()) else None
+
+
+def origin(value: bytes) -> str:
+    return "ABC"[int(value.rsplit(b":", 1)[1]) // 1000]
+
+
+def test_three_cluster_identity_mesh(tmp_path: Path, broker: Broker, broker_b: Broker, broker_c: Broker) -> None:
+    """Issue 15 item 3: A, B and C each replicate `t` to the other two under its own name, producers on all
+    three. Every cluster ends with each record exactly once, the counts stay put for 30 s, and a group that
+    consumed part of the topic on A fails over to B at the offsets the checkpoint connector committed there."""
+    t = f"mesh{uuid.uuid4().hex[:6]}"
+    named = {"A": broker, "B": broker_b, "C": broker_c}
+    group = f"app-{t}"
+    # A full mesh copies only the records produced on each flow's source (one hop): C's records reach A
+    # from C, not again through B.
+    extra = (f"provenance.max.hops = 1\ngroups = {group}\nrefresh.groups.interval.seconds = 1\n"
+             "sync.group.offsets.enabled = true\nsync.group.offsets.interval.seconds = 1\n")
+    for b in named.values():
+        create_topic(b.bootstrap, t, 2)
+    flows = [(s, d) for s in named for d in named if s != d]
+    mm = MirrorMakerProcess(mm2_file(tmp_path / "mesh.properties", named, flows, t, extra), tmp_path / "mm.log")
+    try:
+        produce_concurrently([(broker, t, 0, 600), (broker_b, t, 1000, 600), (broker_c, t, 2000, 600)])
+        expected = {f"{t}:{i}".encode() for i in (*range(600), *range(1000, 1600), *range(2000, 2600))}
+        each_once(named, t, expected, 240)
+        counts = stays_stable(lambda: {a: sum(values(b, t).values()) for a, b in named.items()}, 30)
+        assert counts == {"A": 1800, "B": 1800, "C": 1800}
+        failover(broker, broker_b, t, group, expected)
+    finally:
+        mm.stop()
+
+
+def failover(a: Broker, b: Broker, t: str, group: str, expected: set[bytes]) -> None:
+    """A group reads half of each partition on A; the A->B checkpoint connector commits its translated
+    offsets on B; the group resumes there. Checkpoints (Java's and ours) translate through the A->B
+    flow's offset syncs, so they cover the records that flow copied, A's own: none of those is skipped.
+    Records that reached B by other flows (produced on B, or copied C->B) sit on B at offsets no A->B
+    sync describes, so a single translated offset can pass some the group had not read on A (measured:
+    300 of B's 600, the ones A received after the group's position); the count is printed, not asserted:
+    origin-aware translation is not built (README, "Prefix-free active/active")."""
+    on_a: dict[int, list[bytes]] = {0: [], 1: []}
+    for p, _o, _k, v in sorted(read_to_end(a.bootstrap, t), key=lambda r: (r[0], r[1])):
+        on_a[p].append(v or b"")
+    positions = {p: len(vs) // 2 for p, vs in on_a.items()}  # the group read half of each partition on A
+    seen = {v for p, vs in on_a.items() for v in vs[:positions[p]]}
+    for p, position in positions.items():
+        commit(a.bootstrap, group, t, position, partition=p)
+    resume = wait_for(lambda: committed_on(b, group, t, 2), 90, "the group's offsets committed on B", interval=1)
+    read = read_from(b, t, resume)
+    skipped = expected - seen - set(read)
+    by_origin = Counter(origin(v) for v in skipped)
+    print(f"failover A->B at {positions} -> {resume}: {len(read)} read on B, "
+          f"{len(seen & set(read))} read twice, skipped by origin {dict(by_origin)}")
+    # The checkpoints translate the records the A->B flow copied (A's own): none of those is skipped.
+    assert by_origin["A"] == 0, by_origin

@@ -240,3 +240,16 @@ def test_skipped_ranges_translate_exactly(skips: list[bool], lag: int, polls: in
         elif position < min(copied):
             expected = -1  # before the partition's first sync: too old, as Java says (and as for any gap there)
         assert store.translate("t", 0, position) == expected, (position, skips)
+
+
+def test_config_keys() -> None:
+    from connectors.mirror.config import SOURCE, MirrorConfig
+    from pyconnect.api.config import ConfigException
+
+    base = {"source.cluster.alias": "A", "target.cluster.alias": "B"}
+    cfg = MirrorConfig(SOURCE, base)
+    assert cfg["provenance.headers.enabled"] is None and cfg["provenance.max.hops"] == 32
+    assert MirrorConfig(SOURCE, {**base, "provenance.headers.enabled": "false"})["provenance.headers.enabled"] is False
+    for bad in ({"provenance.max.hops": "0"}, {"provenance.max.hops": "33"}, {"provenance.headers.enabled": "yes"}):
+        with pytest.raises((ConfigException, ValueError)):
+            MirrorConfig(SOURCE, {**base, **bad})
