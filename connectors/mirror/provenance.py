@@ -102,6 +102,8 @@ class Provenance:
 
 
 Headers = list[tuple[str, Any]]
+_DATA, _MISSING = object(), object()  # decide(): a header that is not provenance; not cached yet
+_CACHED = 4096
 
 
 def applies(enabled: bool | None, topic: str, remote_topic: str) -> bool:
@@ -125,6 +127,7 @@ class ProvenanceFilter:
             raise ValueError(f"max_hops must be within 1..{MAX_HOPS}, not {max_hops}")
         self.source, self.target, self.max_hops = source_id, target_id, max_hops
         self._fresh = (HEADER, Provenance(source_id, (target_id,)).encode())
+        self._decisions: dict[bytes, bytes | None | object] = {}
         self.skipped = 0
 
     def headers_out(self, headers: Sequence[tuple[str, Any]] | None) -> Headers | None:
@@ -138,12 +141,32 @@ class ProvenanceFilter:
                 break
         if at < 0:
             return [*headers, self._fresh]
-        found = Provenance.decode(headers[at][1])
-        if found is None or found.holder != self.source:
+        decision = self.decide(headers[at][1])
+        if decision is _DATA:
             return [*headers, self._fresh]  # data (P1, P2): kept as it is, ours added
-        if found.visited(self.target) or found.hops >= self.max_hops:
+        if decision is None:
             return None
-        return [*headers[:at], *headers[at + 1:], (HEADER, found.extended(self.target).encode())]
+        return [*headers[:at], *headers[at + 1:], (HEADER, decision)]
+
+    def decide(self, value: Any) -> bytes | None | object:
+        """For the value of a record's last provenance header: the value its copy gets instead, None to
+        skip the record, or `_DATA` when the header is not provenance (P1, P2). Decisions are cached by
+        value: a topology has few distinct paths, so parsing happens about once per path, not per record."""
+        if not isinstance(value, bytes):
+            return _DATA
+        decision = self._decisions.get(value, _MISSING)
+        if decision is _MISSING:
+            found = Provenance.decode(value)
+            if found is None or found.holder != self.source:
+                decision = _DATA
+            elif found.visited(self.target) or found.hops >= self.max_hops:
+                decision = None
+            else:
+                decision = found.extended(self.target).encode()
+            if len(self._decisions) >= _CACHED:
+                self._decisions.clear()  # foreign values could be endless: bound the cache
+            self._decisions[value] = decision
+        return decision
 
     def pieces(self, messages: Sequence[Any]) -> list[list[Any]]:
         """`messages` re-headed in place (P4) and cut into runs at every skipped one (P5)."""

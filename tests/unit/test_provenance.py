@@ -253,3 +253,13 @@ def test_config_keys() -> None:
     for bad in ({"provenance.max.hops": "0"}, {"provenance.max.hops": "33"}, {"provenance.headers.enabled": "yes"}):
         with pytest.raises((ConfigException, ValueError)):
             MirrorConfig(SOURCE, {**base, **bad})
+
+
+def test_decisions_cached_and_bounded() -> None:
+    """Decisions are cached per header value; endless foreign values cannot grow the cache without bound."""
+    f = ProvenanceFilter("A", "B")
+    for i in range(10_000):
+        assert f.headers_out([prov(b"junk%d" % i)]) == [prov(b"junk%d" % i), prov(b"1;A;B")]
+    assert len(f._decisions) <= 4096
+    assert f.headers_out([prov(b"1;B;A")]) is None and f.headers_out([prov(b"1;B;A")]) is None
+    assert f.headers_out([prov(b"1;C;A")]) == f.headers_out([prov(b"1;C;A")]) == [prov(b"1;C;A,B")]
