@@ -23,13 +23,16 @@ P2 (a header speaks for its own copy only) Provenance read from cluster S counts
    forwarded headers, a Java MM2 hop) is data as in P1.
 P3 (skip) A flow S->T skips a record whose provenance (the last `replikafka.provenance` header,
    when P1 and P2 hold) names T as its origin or on its path, or already lists `max_hops` copies.
-   So no record reaches a cluster twice along one route, and loops are impossible in any topology.
-P4 (stamp) Every record the flow copies leaves with exactly one provenance header of ours, last:
-   the valid one it had, extended by T, replaced; otherwise a new one (origin S, path T) appended
-   after the headers it had, which are all kept, in order, as data.
+   Each copy's path is its source's path plus one cluster not on it, so a record's copies along any
+   route visit distinct clusters: loops are impossible in any topology (rings, meshes, chains).
+P4 (stamp) Every copy ends with a provenance header of ours, valid, its path ending at T: the record's
+   own provenance extended by T, replacing it; or, when it had none that counts, a new one (origin S,
+   path T) appended after all the headers it had, which are kept in order as data.
 P5 (exact offsets) A skipped record ends its run, like a record a transform drops: its upstream
    offset is a gap for the offset-sync writer, which syncs at every gap, so translation of offsets
    around and inside skipped ranges stays exact (offset_sync_writer, offset_sync_store).
+P6 (cost) Topics the feature does not apply to (`applies`) get no per-record work at all; on the
+   others, a decision is parsed once per distinct header value (cached), not once per record.
 """
 
 from __future__ import annotations
