@@ -55,18 +55,24 @@ def values(b: Broker, topic: str) -> Counter[bytes]:
 
 
 def produce_concurrently(jobs: list[tuple[Broker, str, int, int]]) -> None:
-    """(broker, topic, first value, count) each on its own thread, in bursts of 100: producers on every
-    cluster write while the mirror copies."""
+    """(broker, topic, first value, count) each on its own thread, in bursts of 100 over 2 partitions:
+    producers on every cluster write while the mirror copies."""
+    failures: list[BaseException] = []
+
     def run(b: Broker, topic: str, first: int, count: int) -> None:
-        for start in range(first, first + count, 100):
-            produce_many(b.bootstrap, topic, min(100, first + count - start), 2, start=start,
-                         overrides=producer_overrides(b))
-            time.sleep(0.05)
+        try:
+            for start in range(first, first + count, 100):
+                produce_many(b.bootstrap, topic, min(100, first + count - start), 2, start=start,
+                             overrides=producer_overrides(b))
+                time.sleep(0.05)
+        except BaseException as exc:
+            failures.append(exc)
     threads = [threading.Thread(target=run, args=job) for job in jobs]
     for t in threads:
         t.start()
     for t in threads:
         t.join(120)
+    assert not failures, failures
 
 
 def each_once(named: dict[str, Broker], topic: str, expected: set[bytes], timeout: float) -> None:
@@ -213,6 +219,32 @@ def committed_on(b: Broker, group: str, topic: str, partitions: int) -> dict[int
     consumer.close()
     offsets = {tp.partition: tp.offset for tp in got}
     return offsets if all(o >= 0 for o in offsets.values()) else None
+
+
+def test_three_cluster_ring(tmp_path: Path, broker: Broker, broker_b: Broker, broker_c: Broker) -> None:
+    """A one-way ring A->B->C->A: records travel two hops (their path extended at each), stop before
+    their origin, and every cluster holds each record once."""
+    t = f"ring{uuid.uuid4().hex[:6]}"
+    named = {"A": broker, "B": broker_b, "C": broker_c}
+    for b in named.values():
+        create_topic(b.bootstrap, t, 2)
+    flows = [("A", "B"), ("B", "C"), ("C", "A")]
+    mm = MirrorMakerProcess(mm2_file(tmp_path / "ring3.properties", named, flows, t), tmp_path / "mm.log")
+    try:
+        produce_concurrently([(broker, t, 0, 200), (broker_b, t, 1000, 200), (broker_c, t, 2000, 200)])
+        expected = {f"{t}:{i}".encode() for i in (*range(200), *range(1000, 1200), *range(2000, 2200))}
+        each_once(named, t, expected, 180)
+        stays_stable(lambda: {a: sum(values(b, t).values()) for a, b in named.items()}, 15)
+        ids = {alias: cluster_id(b) for alias, b in named.items()}
+        after = {"A": "BCA", "B": "CAB", "C": "ABC"}  # origin -> the clusters it reaches, in order
+        for here, b in named.items():
+            for m in read_messages(b.bootstrap, t, idle=1.0):
+                home = origin(m.value())
+                route = after[home][:after[home].index(here) + 1] if home != here else ""
+                expected_p = Provenance(ids[home], tuple(ids[c] for c in route)) if route else None
+                assert provenance_of(m) == expected_p, (here, m.value())
+    finally:
+        mm.stop()
 
 
 def origin(value: bytes) -> str:
