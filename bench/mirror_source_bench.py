@@ -1,12 +1,15 @@
 """One MirrorSource task vs the raw consume->produce pipe, on the same two local brokers, in one run.
 
     python bench/mirror_source_bench.py [--records 300000] [--size 512] [--partitions 4] [--rounds 3]
+                                        [--provenance]
 
 Each round runs ../shared/bench/rawpipe.py (the bare confluent-kafka loop: the ceiling) and then
 one MirrorSourceTask driven by the real SourceTaskRunner (idempotent producer, run-level delivery
 tracking, offset commits, offset syncs, metrics) over a topic of the same shape. Rounds alternate so
 that broker drift affects both; the medians and their ratio are printed and added to
-docs/benchmarks.md.
+docs/benchmarks.md. `--provenance` adds a third run per round: the task with
+`provenance.headers.enabled=true` (every record stamped with a provenance header), and prints its
+rate and its cost per record against the plain task of the same round.
 """
 
 from __future__ import annotations
@@ -67,8 +70,10 @@ def fill(bootstrap: str, topic: str, n: int, size: int, partitions: int) -> None
     assert producer.flush(120) == 0
 
 
-def mirror_task(src: str, dst: str, topic: str, n: int, partitions: int, cpu: CpuWindow | None = None) -> float:
-    """Records/s of one task copying the `n`-record backlog; `cpu`, if given, measures the same window."""
+def mirror_task(src: str, dst: str, topic: str, n: int, partitions: int, cpu: CpuWindow | None = None,
+                extra: dict[str, str] | None = None) -> float:
+    """Records/s of one task copying the `n`-record backlog; `cpu`, if given, measures the same window;
+    `extra`: more connector settings."""
     admin = AdminClient({"bootstrap.servers": dst})
     for fut in admin.create_topics([NewTopic(f"A.{topic}", partitions, 1)]).values():
         fut.result(30)
@@ -76,7 +81,7 @@ def mirror_task(src: str, dst: str, topic: str, n: int, partitions: int, cpu: Cp
         "connector.class": "MirrorSourceConnector", "source.cluster.alias": "A", "target.cluster.alias": "B",
         "source.cluster.bootstrap.servers": src, "target.cluster.bootstrap.servers": dst,
         "task.assigned.partitions": ",".join(f"{topic}-{p}" for p in range(partitions)),
-        **{f"source.consumer.{k}": v for k, v in CONSUMER.items()},
+        **{f"source.consumer.{k}": v for k, v in CONSUMER.items()}, **(extra or {}),
     }
     offsets = OffsetStore(MemoryLog(MemoryTopic(25)))
     offsets.start()
@@ -118,8 +123,9 @@ def main() -> None:
     ap.add_argument("--partitions", type=int, default=4)
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--out", default=str(REPO / "docs" / "benchmarks.md"))
+    ap.add_argument("--provenance", action="store_true", help="also run the task with provenance headers on")
     args = ap.parse_args()
-    raw, mirror = [], []
+    raw, mirror, stamped = [], [], []
     for r in range(args.rounds):
         a, b = start_tansu(f"A{r}"), start_tansu(f"B{r}")
         try:
@@ -127,11 +133,18 @@ def main() -> None:
             topic = f"bench{r}"
             fill(a.bootstrap, topic, args.records, args.size, args.partitions)
             mirror.append(mirror_task(a.bootstrap, b.bootstrap, topic, args.records, args.partitions))
+            if args.provenance:
+                fill(a.bootstrap, f"p{topic}", args.records, args.size, args.partitions)
+                stamped.append(mirror_task(a.bootstrap, b.bootstrap, f"p{topic}", args.records, args.partitions,
+                                           extra={"provenance.headers.enabled": "true"}))
         finally:
             a.stop()
             b.stop()
         print(f"round {r + 1}: raw pipe {raw[-1]:,.0f} rec/s, MirrorSource task {mirror[-1]:,.0f} rec/s "
               f"({mirror[-1] / raw[-1]:.2f})", flush=True)
+        if stamped:
+            print(f"round {r + 1}: with provenance headers {stamped[-1]:,.0f} rec/s ({stamped[-1] / mirror[-1]:.2f} "
+                  f"of the plain task, +{1e6 / stamped[-1] - 1e6 / mirror[-1]:.2f} us a record)", flush=True)
     raw_m, mirror_m = statistics.median(raw), statistics.median(mirror)
     ratio = mirror_m / raw_m
     mb = args.size / 1e6
@@ -139,6 +152,10 @@ def main() -> None:
             f"{args.rounds} rounds | {raw_m:,.0f} rec/s ({raw_m * mb:.1f} MB/s) | {mirror_m:,.0f} rec/s "
             f"({mirror_m * mb:.1f} MB/s) | **{ratio:.2f}** |")
     print(f"median raw pipe {raw_m:,.0f} rec/s, median MirrorSource {mirror_m:,.0f} rec/s, ratio {ratio:.2f}")
+    if stamped:
+        stamped_m = statistics.median(stamped)
+        print(f"median with provenance headers {stamped_m:,.0f} rec/s, {stamped_m / mirror_m:.2f} of MirrorSource, "
+              f"+{1e6 / stamped_m - 1e6 / mirror_m:.2f} us a record")
     out = Path(args.out)
     if out.is_file():
         out.write_text(add_row(out.read_text(), "| date | data | raw pipe (median) | one MirrorSource task", line))

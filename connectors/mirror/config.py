@@ -95,6 +95,12 @@ SOURCE = COMMON.merge(TOPIC_SELECTION).merge(ConfigDef([
               validator=one_of("requested", "required", "never")),
     ConfigKey("producer.max.request.size", INT, None, LOW,
               "Raise the producer's maximum request size (and message.max.bytes) for large records."),
+    ConfigKey("provenance.headers.enabled", B, None, M, "Stamp every copied record with a replikafka.provenance "
+              "header and skip records that already passed through the target (loop-free active/active). "
+              "Unset: on for topics whose remote name is their own (IdentityReplicationPolicy), off otherwise."),
+    ConfigKey("provenance.max.hops", INT, 32, LOW, "Copies a record may travel from its origin (1: only records "
+              "produced on the source, for a full mesh).",
+              validator=lambda _k, v: None if 1 <= v <= 32 else "Value must be within 1..32"),
 ]))
 
 BACKFILL = ConfigDef([

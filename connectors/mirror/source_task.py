@@ -15,7 +15,9 @@ from connectors.mirror.config import SOURCE, MirrorConfig
 from connectors.mirror.formats import OffsetSync
 from connectors.mirror.metrics import SourceMetrics
 from connectors.mirror.offset_sync_writer import OffsetSyncWriter
+from connectors.mirror.provenance import ProvenanceFilter, applies
 from pyconnect.api import MessageRun, MessageRunTask
+from pyconnect.kafka.admin import Admin
 from pyconnect.kafka.clients import (
     OFFSET_BEGINNING,
     OFFSET_END,
@@ -80,6 +82,7 @@ class MirrorSourceTask(MessageRunTask):
             else:
                 positions.append((topic, partition, OFFSET_END if reset == "latest" else OFFSET_BEGINNING))
         assign(self.consumer, positions)
+        self._provenance = self._provenance_filters()
         self.metrics = SourceMetrics(self.cfg.source, self.cfg.target, self.context.metrics)
         self._acked: dict[str, dict[int, int]] = {}
         self._last_ts = 0
@@ -115,24 +118,42 @@ class MirrorSourceTask(MessageRunTask):
             p = m.partition()
             if p != partition or m.topic() != topic or m.error() is not None:
                 if i > start and topic is not None:
-                    runs.append(self._run(topic, partition, messages[start:i]))
+                    self._add_runs(runs, topic, partition, messages[start:i])
                 start, topic, partition = i, m.topic(), p
                 if m.error() is not None:
                     if not is_partition_eof(m.error()):
                         log.warning("consumer error: %s", error_text(m.error()))
                     start, topic, partition = i + 1, None, -1
         if start < len(messages) and topic is not None:
-            runs.append(self._run(topic, partition, messages[start:]))
+            self._add_runs(runs, topic, partition, messages[start:])
         self._publish()
         return runs
 
-    def _run(self, topic: str, partition: int, messages: list[Any]) -> MessageRun:
+    def _add_runs(self, runs: list[MessageRun], topic: str, partition: int, messages: list[Any]) -> None:
         remote = self._remote[topic]
         last = messages[-1]
         high = watermarks(self.consumer, topic, partition)
         self.metrics.polled(remote, partition, sum(map(len, messages)), messages[0].timestamp()[1],
                             last.timestamp()[1], high - last.offset() - 1)
-        return MessageRun(self._partitions[(topic, partition)], remote, partition, messages)
+        sp = self._partitions[(topic, partition)]
+        provenance = self._provenance.get(topic)
+        if provenance is None:  # the hot path: the consumed messages as they are, no per-message work
+            runs.append(MessageRun(sp, remote, partition, messages))
+        else:  # stamped in place; a skipped message ends a run (provenance P5)
+            runs.extend(MessageRun(sp, remote, partition, piece) for piece in provenance.pieces(messages))
+
+    def _provenance_filters(self) -> dict[str, ProvenanceFilter]:
+        """The provenance filter of each assigned topic it applies to (none: no cluster is asked anything)."""
+        enabled = self.cfg["provenance.headers.enabled"]
+        topics = sorted({topic for topic in self._remote if applies(enabled, topic, self._remote[topic])})
+        if not topics:
+            return {}
+        timeout = int(self.cfg["admin.timeout.ms"]) / 1000.0
+        ids = [Admin(self.cfg.client(side, "admin")).cluster_id(timeout) for side in ("source", "target")]
+        provenance = ProvenanceFilter(ids[0], ids[1], int(self.cfg["provenance.max.hops"]))
+        log.info("provenance headers on %s: %s (cluster %s) -> %s (cluster %s)", ", ".join(topics),
+                 self.cfg.source, ids[0], self.cfg.target, ids[1])
+        return dict.fromkeys(topics, provenance)
 
     def commit_run(self, run: MessageRun, first_offset: int, last_offset: int) -> None:
         sp = run.source_partition
