@@ -169,23 +169,24 @@ class PacedProducer(threading.Thread):
     `produced` counts the records written so far."""
 
     def __init__(self, bootstrap: str, topic: str, start: int, count: int, partitions: int,
-                 stop: threading.Event) -> None:
+                 stop: threading.Event, burst: int = 400) -> None:
         super().__init__(daemon=True)
         self.bootstrap, self.topic, self.partitions = bootstrap, topic, partitions
         self.start_at, self.count = start, count
         self.stop_event = stop
         self.produced = 0
+        self.burst = burst
 
     def run(self) -> None:
         while self.produced < self.count and not self.stop_event.is_set():
-            produce_many(self.bootstrap, self.topic, 400, self.partitions, start=self.start_at + self.produced)
-            self.produced += 400
+            produce_many(self.bootstrap, self.topic, self.burst, self.partitions, start=self.start_at + self.produced)
+            self.produced += self.burst
             time.sleep(0.1)  # the pacing is the point: records keep arriving meanwhile
 
 
 def keep_producing(bootstrap: str, topic: str, start: int, count: int, partitions: int,
-                   stop: threading.Event) -> PacedProducer:
-    producer = PacedProducer(bootstrap, topic, start, count, partitions, stop)
+                   stop: threading.Event, burst: int = 400) -> PacedProducer:
+    producer = PacedProducer(bootstrap, topic, start, count, partitions, stop, burst)
     producer.start()
     return producer
 
