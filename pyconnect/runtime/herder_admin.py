@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 import pyconnect
+from pyconnect.kafka import cluster_trouble
 from pyconnect.runtime import config_validation, loggers
 from pyconnect.runtime.errors import NotFound
 from pyconnect.runtime.results import ConfigInfos, ConfigKeyInfo, LoggerLevel, PluginDesc, ServerInfo, WorkerHealth
@@ -40,6 +41,11 @@ class WorkerAdmin:
                                              "the session timeout.")
         if not worker.loop_alive():
             return WorkerHealth("unhealthy", "Worker's main loop is not progressing.")
+        # Beyond KIP-1017: a cluster its connectors cannot connect to for a reason retries do not fix
+        # (TLS, authentication) is reported here too, so a probe or an operator sees it without a status call.
+        problems = cluster_trouble.current()
+        if problems:
+            return WorkerHealth("unhealthy", "Cannot connect to " + "; ".join(problems[k] for k in sorted(problems)))
         return WorkerHealth("healthy", "Worker has completed startup and is ready to handle requests.")
 
     # plugins ---------------------------------------------------------------------------------
