@@ -311,7 +311,12 @@ def test_dedicated_one_way_and_mutual_tls(env: Env) -> None:
         cp = wait_for(lambda: checkpoint_of(b.b2.bootstrap, two, "A", group), 60, "a checkpoint on B")
         assert cp.upstream_offset == RECORDS
         assert wait_for(lambda: values(b.b2.bootstrap, two, "heartbeats"), 30, "heartbeats on B")
-        assert httpx.get(mm.url + "/", timeout=10).status_code == 200
+        for flow in ("O/P", "A/B"):
+            assert httpx.get(f"{mm.url}/{flow}/connectors", timeout=10).status_code == 200
+        shown = [httpx.get(f"{mm.url}/A/B/connectors/{name}/{what}", timeout=10) for what in ("config", "status")
+                 for name in ("MirrorSourceConnector", "MirrorCheckpointConnector", "MirrorHeartbeatConnector")]
+        assert shown[0].json()["target.cluster.ssl.keystore.password"] == pki.password_ref
+        assert all(r.status_code == 200 and pki.password not in r.text for r in shown)
     finally:
         mm.stop()
     assert pki.password not in mm.text()
@@ -333,7 +338,7 @@ def test_dedicated_bad_certificates_fail_readably_within_30s(env: Env) -> None:
             wait_for(lambda alias=alias, cause=cause: f"connector failed: cluster {alias} " in mm.text()
                      and cause in mm.text(), 30, f"the {alias} failure in the log")
             TIMES[f"dedicated {alias} (from process start)"] = time.monotonic() - started
-        health = httpx.get(mm.url + "/health", timeout=10)
+        health = httpx.get(mm.url + "/Expired/B/health", timeout=10)
         assert health.status_code == 500
         for alias, cause in CAUSES.items():
             assert f"cluster {alias} " in health.json()["message"] and cause in health.json()["message"]
