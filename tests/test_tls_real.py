@@ -345,3 +345,37 @@ def test_dedicated_bad_certificates_fail_readably_within_30s(env: Env) -> None:
         assert mm.process.poll() is None, "the process keeps serving the flows it can"
     finally:
         mm.stop()
+
+
+# the worker's own cluster ------------------------------------------------------------------------------
+
+
+def test_a_worker_whose_own_cluster_has_an_expired_certificate_exits_with_the_cause(env: Env) -> None:
+    """Distributed mode has no alias for its own cluster: the exit line names the bootstrap servers."""
+    worker = WorkerProcess(env.directory, worker_props(env, env.brokers.exp.bootstrap, False, free_port()),
+                           "own-expired").start()
+    started = time.monotonic()
+    assert worker.process is not None
+    try:
+        code = worker.process.wait(30)
+    finally:
+        worker.terminate()
+    TIMES["distributed, own cluster expired (exit)"] = time.monotonic() - started
+    last = worker.log_tail(1)
+    assert code == 1 and f"cluster {env.brokers.exp.bootstrap} " in last and CAUSES["Expired"] in last, last
+
+
+def test_dedicated_mode_names_the_alias_of_a_target_it_cannot_trust(env: Env) -> None:
+    b, pki = env.brokers, env.pki
+    lines = mm2_common(free_port()) + ["clusters = A, Expired", "emit.heartbeats.enabled = false",
+                                       "A->Expired.enabled = true"]
+    lines += mm2_cluster("A", b.a1.bootstrap, trust(pki)) + mm2_cluster("Expired", b.exp.bootstrap, trust(pki))
+    started = time.monotonic()
+    mm = run_dedicated(env, "dedicated-target-expired", lines)
+    try:
+        code = mm.process.wait(30)
+    finally:
+        mm.stop()
+    TIMES["dedicated, target expired (exit)"] = time.monotonic() - started
+    last = mm.text().splitlines()[-1]
+    assert code == 1 and "cluster Expired " in last and CAUSES["Expired"] in last, last
