@@ -234,7 +234,7 @@ def test_distributed_bad_certificates_fail_readably_within_30s(env: Env, one_way
         assert one_way_worker.request("GET", "/").status_code == 200, "REST still answers"
     log = one_way_worker.log_path.read_text(errors="replace")
     health = one_way_worker.request("GET", "/health")
-    assert health.status_code == 500
+    assert health.status_code == 200, "the worker is fine: a probe restarting it would not fix a certificate"
     for alias, cause in CAUSES.items():
         assert f"[bad-{alias}] connector failed: cluster {alias} " in log and cause in log
         assert f"cluster {alias} " in health.json()["message"] and cause in health.json()["message"]
@@ -339,7 +339,7 @@ def test_dedicated_bad_certificates_fail_readably_within_30s(env: Env) -> None:
                      and cause in mm.text(), 30, f"the {alias} failure in the log")
             TIMES[f"dedicated {alias} (from process start)"] = time.monotonic() - started
         health = httpx.get(mm.url + "/Expired/B/health", timeout=10)
-        assert health.status_code == 500
+        assert health.status_code == 200 and "cannot connect to" in health.json()["message"]
         for alias, cause in CAUSES.items():
             assert f"cluster {alias} " in health.json()["message"] and cause in health.json()["message"]
         assert mm.process.poll() is None, "the process keeps serving the flows it can"
