@@ -331,13 +331,18 @@ def test_dedicated_bad_certificates_fail_readably_within_30s(env: Env) -> None:
     lines += mm2_cluster("Expired", b.exp.bootstrap, trust(pki))
     lines += mm2_cluster("WrongHost", b.host.bootstrap, trust(pki))
     lines += mm2_cluster("B", b.b1.bootstrap, trust(pki))
-    started = time.monotonic()
+    launched = time.monotonic()
     mm = run_dedicated(env, "dedicated-bad", lines)
     try:
+        # The 30 s run from the first herder's start: a loaded machine may take long to start Python.
+        wait_for(lambda: " started (group " in mm.text(), 60, "a herder started")
+        started = time.monotonic()
         for alias, cause in CAUSES.items():
             wait_for(lambda alias=alias, cause=cause: f"connector failed: cluster {alias} " in mm.text()
-                     and cause in mm.text(), 30, f"the {alias} failure in the log")
-            TIMES[f"dedicated {alias} (from process start)"] = time.monotonic() - started
+                     and cause in mm.text(), max(1.0, 30 - (time.monotonic() - started)),
+                     f"the {alias} failure in the log")
+            TIMES[f"dedicated {alias} (from herder start)"] = time.monotonic() - started
+            TIMES[f"dedicated {alias} (from process start)"] = time.monotonic() - launched
         health = httpx.get(mm.url + "/Expired/B/health", timeout=10)
         assert health.status_code == 200 and "cannot connect to" in health.json()["message"]
         for alias, cause in CAUSES.items():
