@@ -16,6 +16,7 @@ from collections.abc import Mapping
 from connectors.mirror.maker_config import CONNECTORS, WORKER_PREFIXES, Flow, MirrorMakerConfig, redacted
 from pyconnect.config.properties import Entry, Properties
 from pyconnect.config.worker import WorkerConfig
+from pyconnect.kafka.clients import KafkaClientError
 from pyconnect.runtime.worker import Worker
 from pyconnect.runtime.worker_scope import WorkerScope
 from rest.app import create_app
@@ -100,5 +101,8 @@ def build_workers(config: MirrorMakerConfig, listener: str) -> dict[Flow, Worker
         source = worker_source(config, flow, values)
         # The flow's scope: its own logger levels, its log lines tagged `[A->B]`, its metrics labelled.
         scope = WorkerScope(str(flow), {"source": flow.source, "target": flow.target})
-        workers[flow] = Worker(WorkerConfig(values, source), leader_duty=FlowHerder(config, flow), scope=scope)
+        try:
+            workers[flow] = Worker(WorkerConfig(values, source), leader_duty=FlowHerder(config, flow), scope=scope)
+        except KafkaClientError as exc:  # the worker's own clients know the bootstrap servers, not the alias
+            raise KafkaClientError(f"herder {flow} (internal topics on cluster {flow.target}): {exc}") from exc
     return workers

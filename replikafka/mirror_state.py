@@ -80,8 +80,8 @@ def read_flow_state(config: MirrorMakerConfig, flow: Flow, timeout: float = 60.0
     state = FlowState(flow, settings.offset_storage_topic, settings.config_storage_topic,
                       checkpoints_topic(config, flow))
     consumer = worker.client_config("consumer")
-    admin = Admin(worker.client_config("admin", "admin."))
-    admin.cluster_id(timeout=20)  # KafkaClientError naming the bootstrap servers when unreachable
+    admin = Admin(worker.client_config("admin", "admin."), flow.target)
+    admin.cluster_id(timeout=20)  # KafkaClientError naming the cluster alias when unreachable
     existing = admin.topic_partitions()
     state.mm2_topics = {t for t in existing if t.startswith(("mm2-offsets.", "mm2-configs.", "mm2-status."))}
 

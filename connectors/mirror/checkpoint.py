@@ -15,7 +15,7 @@ from connectors.mirror.metrics import CheckpointMetrics
 from connectors.mirror.offset_sync_store import OffsetSyncStore
 from connectors.mirror.topics import TopicSelector
 from pyconnect.api import ConfigDef, ConfigValue, SourceConnector, SourceRecord, SourceTask
-from pyconnect.kafka.admin import Admin, Committed, TopicSpec
+from pyconnect.kafka.admin import Committed, TopicSpec
 from pyconnect.kafka.topic_log import KafkaLog
 from pyconnect.logging_context import context_thread
 
@@ -35,8 +35,8 @@ class MirrorCheckpointTask(SourceTask):
         self.topic = cfg.policy().checkpoints_topic(cfg.source)
         self.interval = float(cfg["emit.checkpoints.interval.seconds"])
         self.sync_interval = float(cfg["sync.group.offsets.interval.seconds"])
-        self.source_admin = Admin(cfg.client("source", "admin"))
-        self.target_admin = Admin(cfg.client("target", "admin"))
+        self.source_admin = cfg.admin("source")
+        self.target_admin = cfg.admin("target")
         store = OffsetSyncStore()
         side = cfg.offset_syncs_side()
         self.syncs = KafkaLog(cfg.offset_syncs_topic(), 1, cfg.client(side, "producer"), cfg.client(side, "consumer"))
@@ -169,8 +169,8 @@ class MirrorCheckpointConnector(SourceConnector):
             return  # a heartbeat-only flow in dedicated mode: nothing to create or list
         self.selector = _selector(self.cfg)
         self.group_filter = self.cfg.group_filter()
-        self.source_admin = Admin(self.cfg.client("source", "admin"))
-        Admin(self.cfg.client("target", "admin")).ensure_compacted_topic(TopicSpec(
+        self.source_admin = self.cfg.admin("source")
+        self.cfg.admin("target").ensure_compacted_topic(TopicSpec(
             self.cfg.policy().checkpoints_topic(self.cfg.source), 1,
             int(self.cfg["checkpoints.topic.replication.factor"]), {"cleanup.policy": "compact"}),
             exact_partitions=True)

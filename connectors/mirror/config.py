@@ -24,6 +24,7 @@ from connectors.mirror.filters import (
 )
 from connectors.mirror.policy import ReplicationPolicy, load_policy, policy_class
 from pyconnect.api.config import ConfigDef, ConfigKey, ConfigType, Importance, at_least, one_of, regex_list
+from pyconnect.kafka.admin import Admin
 from pyconnect.kafka.config import to_librdkafka
 
 S, INT, B, LST, L = ConfigType.STRING, ConfigType.INT, ConfigType.BOOLEAN, ConfigType.LIST, ConfigType.LONG
@@ -179,6 +180,10 @@ class MirrorConfig:
         """librdkafka settings for `side` in {source,target} and `role` in {consumer,producer,admin}
         (MirrorConnectorConfig's layering: see connectors.mirror.client_config)."""
         return client_settings(self.raw, side, role)
+
+    def admin(self, side: str) -> Admin:
+        """An admin client of `side`'s cluster whose errors name the cluster alias."""
+        return Admin(self.client(side, "admin"), self.source if side == "source" else self.target)
 
     def backfill_client(self, side: str, role: str) -> dict[str, str]:
         """`client(side, role)` plus `backfill.<role>.*` overrides (bulk-copy tuning, e.g. batch size)."""

@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from connectors.mirror.config import HEARTBEAT, MirrorConfig
 from connectors.mirror.formats import Heartbeat
 from pyconnect.api import ConfigDef, SourceConnector, SourceRecord, SourceTask
-from pyconnect.kafka.admin import Admin, TopicSpec
+from pyconnect.kafka.admin import TopicSpec
 
 
 class MirrorHeartbeatTask(SourceTask):
@@ -51,7 +51,7 @@ class MirrorHeartbeatConnector(SourceConnector):
         self.cfg = MirrorConfig(HEARTBEAT, config)
         self.raw = dict(config)
         if self.cfg["emit.heartbeats.enabled"]:
-            Admin(self.cfg.client("target", "admin")).ensure_compacted_topic(TopicSpec(
+            self.cfg.admin("target").ensure_compacted_topic(TopicSpec(
                 self.cfg.policy().heartbeats_topic(), 1, int(self.cfg["heartbeats.topic.replication.factor"]),
                 {"cleanup.policy": "compact"}), exact_partitions=True)
 

@@ -17,7 +17,7 @@ from connectors.mirror.source_task import MirrorSourceTask
 from connectors.mirror.topic_deletions import TopicDeletions
 from connectors.mirror.topics import RemoteTopics, TopicSelector
 from pyconnect.api import BatchTask, ConfigDef, ConfigValue, ExactlyOnceSupport, SourceConnector, SourceTask
-from pyconnect.kafka.admin import Admin, TopicSpec
+from pyconnect.kafka.admin import TopicSpec
 from pyconnect.logging_context import context_thread
 
 log = logging.getLogger(__name__)
@@ -90,8 +90,8 @@ class MirrorSourceConnector(SourceConnector):
         policy = self.cfg.policy()
         self.selector = TopicSelector(policy, self.cfg.topic_filter(), self.cfg.target,
                                       bool(self.cfg["heartbeats.replication.enabled"]))
-        self.source_admin = Admin(self.cfg.client("source", "admin"))
-        self.target_admin = Admin(self.cfg.client("target", "admin"))
+        self.source_admin = self.cfg.admin("source")
+        self.target_admin = self.cfg.admin("target")
         self.remote = RemoteTopics(self.source_admin, self.target_admin, policy, self.cfg.source,
                                    self.cfg.config_property_filter(), int(self.cfg["replication.factor"]))
         self._stop = threading.Event()

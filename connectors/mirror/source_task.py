@@ -17,7 +17,6 @@ from connectors.mirror.metrics import SourceMetrics
 from connectors.mirror.offset_sync_writer import OffsetSyncWriter
 from connectors.mirror.provenance import ProvenanceFilter, applies
 from pyconnect.api import MessageRun, MessageRunTask
-from pyconnect.kafka.admin import Admin
 from pyconnect.kafka.clients import (
     OFFSET_BEGINNING,
     OFFSET_END,
@@ -149,7 +148,7 @@ class MirrorSourceTask(MessageRunTask):
         if not topics:
             return {}
         timeout = int(self.cfg["admin.timeout.ms"]) / 1000.0
-        ids = [Admin(self.cfg.client(side, "admin")).cluster_id(timeout) for side in ("source", "target")]
+        ids = [self.cfg.admin(side).cluster_id(timeout) for side in ("source", "target")]
         provenance = ProvenanceFilter(ids[0], ids[1], int(self.cfg["provenance.max.hops"]))
         log.info("provenance headers on %s: %s (cluster %s) -> %s (cluster %s)", ", ".join(topics),
                  self.cfg.source, ids[0], self.cfg.target, ids[1])

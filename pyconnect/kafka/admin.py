@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import concurrent.futures
 import logging
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -25,10 +27,13 @@ from confluent_kafka.admin import (  # type: ignore[attr-defined]
 )
 
 from pyconnect.kafka.clients import KafkaClientError, client_conf
+from pyconnect.kafka.cluster_trouble import TroubleWatch
 from pyconnect.kafka.config import redact
 from pyconnect.kafka.errors import error_text
 
 log = logging.getLogger(__name__)
+_PENDING = object()
+_SLICE_S = 0.25  # how often a blocking call looks for a TLS/authentication failure
 
 
 @dataclass(frozen=True)
@@ -77,10 +82,14 @@ class TopicSpec:
 class Admin:
     """A wrapper over AdminClient with blocking calls and readable errors."""
 
-    def __init__(self, conf: Mapping[str, str]) -> None:
+    def __init__(self, conf: Mapping[str, str], cluster: str | None = None) -> None:
+        """`cluster`: the alias errors name (default: the bootstrap servers)."""
         self._conf = dict(conf)
+        self._watch = TroubleWatch(conf, cluster)
         try:
-            self._client = AdminClient(client_conf(conf, "admin"))
+            full = client_conf(conf, "admin")
+            full["error_cb"] = self._watch.on_error  # keeps TLS/authentication failures (cluster_trouble)
+            self._client = AdminClient(full)
         except ck.KafkaException as exc:
             raise KafkaClientError(f"invalid admin configuration {redact(conf)}: {exc}") from exc
 
@@ -88,10 +97,44 @@ class Admin:
     def client(self) -> AdminClient:
         return self._client
 
+    def _result(self, fut: Any, timeout: float) -> Any:
+        """`fut.result(timeout)`, failing at once with the cluster and cause on a TLS/authentication
+        failure (which librdkafka would retry until the timeout)."""
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                value = fut.result(timeout=min(_SLICE_S, max(0.0, deadline - time.monotonic())))
+            except concurrent.futures.TimeoutError:
+                value = _PENDING
+            if value is not _PENDING:
+                self._watch.succeeded()
+                return value
+            self._client.poll(0)  # serves the error callback
+            self._watch.check()  # outside the except: the cause is the cluster's, not a timeout
+            if time.monotonic() >= deadline:
+                raise TimeoutError(f"no answer from cluster {self._watch.name} within {timeout:.0f}s")
+
+    def _metadata(self, timeout: float) -> Any:
+        """list_topics in short slices, so a TLS/authentication failure ends the wait early."""
+        deadline = time.monotonic() + timeout
+        while True:
+            failure: ck.KafkaException | None = None
+            try:
+                md = self._client.list_topics(timeout=min(_SLICE_S * 4, max(0.1, deadline - time.monotonic())))
+            except ck.KafkaException as exc:
+                failure = exc
+            if failure is None:
+                self._watch.succeeded()
+                return md
+            self._client.poll(0)
+            self._watch.check()
+            if time.monotonic() >= deadline:
+                raise failure
+
     def cluster_id(self, timeout: float = 10.0) -> str:
         """Return the cluster id; raise KafkaClientError if the cluster cannot be reached in time."""
         try:
-            md = self._client.list_topics(timeout=timeout)
+            md = self._metadata(timeout)
         except ck.KafkaException as exc:
             raise KafkaClientError(
                 f"cannot reach Kafka at bootstrap.servers={self._conf.get('bootstrap.servers')} "
@@ -99,14 +142,14 @@ class Admin:
         return str(md.cluster_id or "")
 
     def topic_partitions(self, timeout: float = 10.0) -> dict[str, int]:
-        md = self._client.list_topics(timeout=timeout)
+        md = self._metadata(timeout)
         return {name: len(t.partitions) for name, t in md.topics.items() if t.error is None}
 
     def topic_configs(self, topic: str, timeout: float = 10.0) -> dict[str, str]:
         futures = self._client.describe_configs([ConfigResource(ConfigResource.Type.TOPIC, topic)])
         result: dict[str, str] = {}
         for fut in futures.values():
-            for name, entry in fut.result(timeout=timeout).items():
+            for name, entry in self._result(fut, timeout).items():
                 if entry.value is not None:
                     result[name] = str(entry.value)
         return result
@@ -116,7 +159,7 @@ class Admin:
         new = NewTopic(spec.name, spec.partitions, spec.replication_factor, config=dict(spec.configs))
         fut = self._client.create_topics([new], operation_timeout=timeout)[spec.name]
         try:
-            fut.result(timeout=timeout)
+            self._result(fut, timeout)
             return True
         except ck.KafkaException as exc:
             err = exc.args[0]
@@ -128,7 +171,7 @@ class Admin:
         """Delete a topic; return False if it did not exist."""
         fut = self._client.delete_topics([topic], operation_timeout=timeout)[topic]
         try:
-            fut.result(timeout=timeout)
+            self._result(fut, timeout)
             return True
         except ck.KafkaException as exc:
             err = exc.args[0]
@@ -155,7 +198,7 @@ class Admin:
         futures = self._client.describe_configs([ConfigResource(ConfigResource.Type.TOPIC, topic)])
         out = []
         for fut in futures.values():
-            for name, e in fut.result(timeout=timeout).items():
+            for name, e in self._result(fut, timeout).items():
                 out.append(ConfigInfo(name, None if e.value is None else str(e.value),
                                       bool(e.is_default) or e.source == ConfigSource.DEFAULT_CONFIG.value,
                                       bool(e.is_read_only), bool(e.is_sensitive),
@@ -168,14 +211,14 @@ class Admin:
         resource = ConfigResource(ConfigResource.Type.TOPIC, topic, incremental_configs=entries)
         try:
             for fut in self._client.incremental_alter_configs([resource]).values():
-                fut.result(timeout=timeout)
+                self._result(fut, timeout)
         except ck.KafkaException as exc:
             raise KafkaClientError(f"cannot alter configs of {topic}: {error_text(exc)}") from exc
 
     def create_partitions(self, topic: str, total: int, timeout: float = 30.0) -> None:
         try:
             for fut in self._client.create_partitions([NewPartitions(topic, total)]).values():
-                fut.result(timeout=timeout)
+                self._result(fut, timeout)
         except ck.KafkaException as exc:
             err = exc.args[0] if exc.args else None
             cls = UnsupportedByBroker if err is not None and err.code() in (
@@ -187,7 +230,7 @@ class Admin:
         flt = AclBindingFilter(ResourceType.TOPIC, anything, ResourcePatternType.LITERAL, anything, anything,
                                AclOperation.ANY, AclPermissionType.ANY)
         try:
-            bindings = self._client.describe_acls(flt).result(timeout=timeout)
+            bindings = self._result(self._client.describe_acls(flt), timeout)
         except ck.KafkaException as exc:
             raise UnsupportedByBroker(f"cannot describe ACLs: {error_text(exc)}") from exc
         return [TopicAcl(b.name, b.principal, b.host, b.operation.name, b.permission_type.name) for b in bindings]
@@ -197,14 +240,14 @@ class Admin:
                                AclOperation[a.operation], AclPermissionType[a.permission]) for a in acls]
         try:
             for fut in self._client.create_acls(bindings).values():
-                fut.result(timeout=timeout)
+                self._result(fut, timeout)
         except ck.KafkaException as exc:
             raise KafkaClientError(f"cannot create ACLs: {error_text(exc)}") from exc
 
     # consumer groups -------------------------------------------------------------------------
 
     def list_groups(self, timeout: float = 30.0) -> list[str]:
-        result = self._client.list_consumer_groups(request_timeout=timeout).result(timeout=timeout)
+        result = self._result(self._client.list_consumer_groups(request_timeout=timeout), timeout)
         return sorted(g.group_id for g in result.valid)
 
     def group_offsets(self, group: str, timeout: float = 30.0) -> dict[tuple[str, int], int]:
@@ -218,7 +261,7 @@ class Admin:
         futures = self._client.list_consumer_group_offsets([ConsumerGroupTopicPartitions(group)])
         out: dict[tuple[str, int], Committed] = {}
         for fut in futures.values():
-            for tp in fut.result(timeout=timeout).topic_partitions or []:
+            for tp in self._result(fut, timeout).topic_partitions or []:
                 if tp.error is None and tp.offset >= 0:
                     out[(tp.topic, tp.partition)] = Committed(int(tp.offset), tp.metadata or "")
         return out
@@ -227,7 +270,7 @@ class Admin:
         """EMPTY, STABLE, ... or None when the group does not exist (DEAD / unknown)."""
         futures = self._client.describe_consumer_groups([group], request_timeout=timeout)
         try:
-            desc = futures[group].result(timeout=timeout)
+            desc = self._result(futures[group], timeout)
         except ck.KafkaException:
             return None
         state = getattr(desc.state, "name", str(desc.state)).upper()
@@ -243,6 +286,6 @@ class Admin:
                                                        for (t, p), o in offsets.items()])
         try:
             for fut in self._client.alter_consumer_group_offsets([request]).values():
-                fut.result(timeout=timeout)
+                self._result(fut, timeout)
         except ck.KafkaException as exc:
             raise KafkaClientError(f"cannot commit offsets for group {group}: {error_text(exc)}") from exc

@@ -20,7 +20,7 @@ _JAVA_ONLY = {
     "max.poll.records", "interceptor.classes", "metric.reporters", "metrics.num.samples",
     "metrics.sample.window.ms", "metrics.recording.level", "auto.include.jmx.reporter",
     "sasl.login.callback.handler.class", "sasl.client.callback.handler.class",
-    "ssl.endpoint.identification.algorithm.class", "ssl.truststore.type", "ssl.keystore.type",
+    "ssl.endpoint.identification.algorithm.class",
     "ssl.protocol", "ssl.enabled.protocols", "ssl.trustmanager.algorithm", "ssl.keymanager.algorithm",
     "ssl.secure.random.implementation", "ssl.provider", "client.dns.lookup", "default.api.timeout.ms",
     "retry.backoff.max.ms", "delivery.timeout.ms.config", "partitioner.class", "security.providers",
@@ -126,11 +126,66 @@ def _jaas_credentials(jaas: str) -> dict[str, str]:
     return {m.group(1): m.group(2).replace('\\"', '"') for m in _JAAS.finditer(jaas)}
 
 
+# Java's key and trust stores, which librdkafka takes under other names (see _stores).
+_STORE_KEYS = frozenset({"ssl.keystore.type", "ssl.keystore.location", "ssl.keystore.password", "ssl.keystore.key",
+                         "ssl.keystore.certificate.chain", "ssl.truststore.type", "ssl.truststore.location",
+                         "ssl.truststore.password", "ssl.truststore.certificates"})
+
+
+class UnsupportedStore(ValueError):
+    """A key or trust store type librdkafka cannot read (JKS, a PKCS12 trust store)."""
+
+
+def _is_jks(path: str) -> bool:
+    try:
+        with open(path, "rb") as f:
+            return f.read(4) == b"\xfe\xed\xfe\xed"  # the JKS magic number
+    except OSError:
+        return False  # librdkafka names the missing file itself
+
+
+def _stores(java: Mapping[str, str]) -> dict[str, str]:
+    """Java's SslConfigs stores as librdkafka settings. librdkafka reads a PKCS12 keystore at
+    ssl.keystore.location (+ ssl.keystore.password); a PEM keystore (Java's ssl.keystore.type=PEM) is a
+    file with the key and its certificate chain, or the PEM text itself in ssl.keystore.key and
+    ssl.keystore.certificate.chain; trust stores are PEM files or PEM text."""
+    get = {k: _java_value(k, v) for k, v in java.items() if k in _STORE_KEYS}
+    out: dict[str, str] = {}
+    key_type = get.get("ssl.keystore.type", "PEM" if "ssl.keystore.key" in get else "JKS").strip().upper()
+    if "ssl.keystore.location" in get:
+        # Java's default type JKS reads PKCS12 files too (keystore.type.compat): only a real JKS file is refused.
+        if key_type == "PKCS12" or (key_type == "JKS" and not _is_jks(get["ssl.keystore.location"])):
+            out["ssl.keystore.location"] = get["ssl.keystore.location"]
+            if "ssl.keystore.password" in get:
+                out["ssl.keystore.password"] = get["ssl.keystore.password"]
+        elif key_type == "PEM":
+            out["ssl.certificate.location"] = out["ssl.key.location"] = get["ssl.keystore.location"]
+        else:
+            raise UnsupportedStore(f"ssl.keystore.type={key_type} is not supported (librdkafka reads PKCS12 and "
+                                   "PEM key stores): convert the keystore, e.g. keytool -importkeystore "
+                                   "-deststoretype PKCS12")
+    if "ssl.keystore.key" in get:
+        out["ssl.key.pem"] = get["ssl.keystore.key"]
+    if "ssl.keystore.certificate.chain" in get:
+        out["ssl.certificate.pem"] = get["ssl.keystore.certificate.chain"]
+    trust_type = get.get("ssl.truststore.type", "PEM").strip().upper()
+    if "ssl.truststore.location" in get:
+        if trust_type != "PEM":
+            raise UnsupportedStore(f"ssl.truststore.type={trust_type} is not supported (librdkafka reads PEM trust "
+                                   "stores): export the CA certificates as PEM and set ssl.truststore.type=PEM")
+        out["ssl.ca.location"] = get["ssl.truststore.location"]
+    if "ssl.truststore.certificates" in get:
+        out["ssl.ca.pem"] = get["ssl.truststore.certificates"]
+    return out
+
+
 def to_librdkafka(java: Mapping[str, str], role: str) -> dict[str, str]:
     """Translate one client's Java-style settings for `role` in {'producer','consumer','admin'}."""
-    out: dict[str, str] = {}
+    out: dict[str, str] = _stores(java)
     for key, raw_value in java.items():
         value = _java_value(key, raw_value)
+        if key in _STORE_KEYS:
+            continue
         if key in _JAVA_ONLY:
             log.debug("dropping Java-only client setting %s", key)
             continue
@@ -148,8 +203,6 @@ def to_librdkafka(java: Mapping[str, str], role: str) -> dict[str, str]:
         if key == "ssl.endpoint.identification.algorithm":
             out[key] = "https" if value.strip().lower() == "https" else "none"
             continue
-        if key in ("ssl.truststore.password", "ssl.keystore.key"):
-            continue  # a PEM CA file needs no password; PKCS12 keystores use ssl.keystore.password
         out[_RENAMES.get(key, key)] = value
     return out
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 import pyconnect
+from pyconnect.kafka import cluster_trouble
 from pyconnect.runtime import config_validation, loggers
 from pyconnect.runtime.errors import NotFound
 from pyconnect.runtime.results import ConfigInfos, ConfigKeyInfo, LoggerLevel, PluginDesc, ServerInfo, WorkerHealth
@@ -40,6 +41,13 @@ class WorkerAdmin:
                                              "the session timeout.")
         if not worker.loop_alive():
             return WorkerHealth("unhealthy", "Worker's main loop is not progressing.")
+        # Beyond KIP-1017: a cluster a connector cannot connect to for a reason retries do not fix (TLS,
+        # authentication) is named in the message. The worker itself stays healthy (200): a liveness probe
+        # that restarted it would not fix a certificate, and would stop every other connector it runs.
+        problems = cluster_trouble.current()
+        if problems:
+            return WorkerHealth("healthy", "Worker has completed startup and is ready to handle requests, but "
+                                           "cannot connect to " + "; ".join(problems[k] for k in sorted(problems)))
         return WorkerHealth("healthy", "Worker has completed startup and is ready to handle requests.")
 
     # plugins ---------------------------------------------------------------------------------
