@@ -7,6 +7,11 @@ from typing import Any
 
 from pyconnect.runtime.worker import Worker
 
+# Idle keep-alive connections close after Jetty's default idle timeout, as Connect's do. uvicorn's own 5 s
+# closed connections that clients were about to reuse: a client alternating between workers under load
+# had a request reset (ECONNRESET) on a connection the server closed as the request went out.
+KEEP_ALIVE_S = 30
+
 
 class RestServer:
     """The worker's REST API on its listener, served by uvicorn on a background thread."""
@@ -26,7 +31,8 @@ class RestServer:
             tls = {"ssl_certfile": files.certfile, "ssl_keyfile": files.keyfile or files.certfile,
                    "ssl_keyfile_password": files.password}
         self.server = uvicorn.Server(uvicorn.Config(app or create_app(worker), host=listener.host,
-                                                    port=listener.port, log_level="warning", lifespan="off", **tls))
+                                                    port=listener.port, log_level="warning", lifespan="off",
+                                                    timeout_keep_alive=KEEP_ALIVE_S, **tls))
         # uvicorn installs no signal handlers outside the main thread; the worker owns SIGTERM/SIGINT.
         self.thread = threading.Thread(target=self.server.run, name="rest", daemon=True)
 

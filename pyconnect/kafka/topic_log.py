@@ -105,15 +105,19 @@ class KafkaLog:
 
     def _run(self) -> None:
         position = dict.fromkeys(range(self.partitions), 0)
-        pending: list[tuple[Future[None], dict[int, int]]] = []
+        pending: list[tuple[list[Future[None]], dict[int, int]]] = []
         while not self._stopping.is_set():
             with self._lock:
                 new, self._requests = self._requests, []
-            for fut in new:
+            if new:
+                # One end-offset lookup answers every request that arrived before it, as Connect's
+                # KafkaBasedLog batches its readToEnd callbacks: a lookup per request (a ListOffsets round
+                # trip per partition) queued 50 concurrent REST status reads past their 10 s timeout.
                 try:
-                    pending.append((fut, end_offsets(self._consumer, self.topic, range(self.partitions))))
-                except Exception as exc:  # broker unreachable: the caller sees it
-                    fut.set_exception(exc)
+                    pending.append((new, end_offsets(self._consumer, self.topic, range(self.partitions))))
+                except Exception as exc:  # broker unreachable: the callers see it
+                    for fut in new:
+                        fut.set_exception(exc)
             try:
                 self._poll_once(position, 0.05 if pending else 0.2)
             except Exception:
@@ -122,15 +126,17 @@ class KafkaLog:
             if pending:
                 for p, pos in positions(self._consumer, self.topic, range(self.partitions)).items():
                     position[p] = max(position[p], pos)
-            still: list[tuple[Future[None], dict[int, int]]] = []
-            for fut, ends in pending:
+            still: list[tuple[list[Future[None]], dict[int, int]]] = []
+            for futs, ends in pending:
                 if all(position[p] >= end for p, end in ends.items()):
-                    fut.set_result(None)
+                    for fut in futs:
+                        fut.set_result(None)
                 else:
-                    still.append((fut, ends))
+                    still.append((futs, ends))
             pending = still
-        for fut, _ in pending:
-            fut.set_exception(RuntimeError(f"log {self.topic} stopped"))
+        for futs, _ in pending:
+            for fut in futs:
+                fut.set_exception(RuntimeError(f"log {self.topic} stopped"))
 
     def _poll_once(self, positions: dict[int, int], timeout: float) -> None:
         self._producer.poll(0)

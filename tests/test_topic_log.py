@@ -1,0 +1,63 @@
+"""KafkaLog (Connect's KafkaBasedLog) under concurrent read-to-end requests, as 50 REST clients reading
+statuses at once make them (issue 19, REST under load)."""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+import pytest
+
+from pyconnect.kafka import topic_log
+from pyconnect.kafka.topic_log import KafkaLog
+from tests.harness.brokers import Broker
+from tests.harness.kafka_io import create_topic
+
+
+def test_concurrent_read_to_end_share_one_end_offset_lookup(broker: Broker, unique: str,
+                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    """KafkaBasedLogTest.testReadToEnd's batching: the reader thread collects every pending readToEnd callback
+    and answers them all after one end-offset read. Before, each request cost its own lookup (a ListOffsets
+    round trip per partition) on the one reader thread, and 50 concurrent ones queued past their timeout."""
+    topic = f"tl-{unique}"
+    create_topic(broker.bootstrap, topic, 5)
+    # The broker's producer quirks (one-record batches on Tansu); its Java-named fetch setting is the worker's.
+    producer = {"bootstrap.servers": broker.bootstrap, **{k: v for k, v in broker.client_overrides.items()
+                                                        if k in ("batch.num.messages", "linger.ms")}}
+    lookups = [0]
+    real = topic_log.end_offsets
+
+    def counting(*args: Any, **kwargs: Any) -> dict[int, int]:
+        lookups[0] += 1
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(topic_log, "end_offsets", counting)
+    seen: list[bytes | None] = []
+    log = KafkaLog(topic, 5, producer, {"bootstrap.servers": broker.bootstrap})
+    log.start(lambda _k, value, _p, _o: seen.append(value), 30)
+    try:
+        for i in range(20):
+            log.send(b"k%d" % i, b"v%d" % i)
+        log.flush(10)
+        before = lookups[0]
+        failures: list[BaseException] = []
+        gate = threading.Barrier(50)
+
+        def reader() -> None:
+            gate.wait()
+            try:
+                log.read_to_end(10)
+            except BaseException as exc:  # noqa: BLE001 - reported below
+                failures.append(exc)
+
+        threads = [threading.Thread(target=reader) for _ in range(50)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(30)
+        assert not failures, failures[:3]
+        assert len(seen) == 20, "every record written before the reads was applied"
+        # 50 requests arriving together are answered by a few lookups, not one each.
+        assert lookups[0] - before < 25, lookups[0] - before
+    finally:
+        log.stop(10)
