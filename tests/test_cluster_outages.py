@@ -73,31 +73,38 @@ def _outage(tmp_path: Path, seconds: float, frozen: str) -> None:
     with own_brokers("outA", "outB") as (a, b):
         create_topic(a.bootstrap, "orders", PARTITIONS)
         cluster = Cluster(b, tmp_path, "out")
-        (w,) = cluster.start(1)
-        w.wait_ready()
-        body = {"name": "ms", "config": {**mirror_source(a, b, {"topics": "orders", "tasks.max": "2"})}}
-        assert w.request("POST", "/connectors", body).status_code == 201
-        stop = threading.Event()
-        producer = SteadyProducer(a.bootstrap, "orders", 200, stop)
-        producer.start()
         try:
-            wait_for(lambda: len(read_to_end(b.bootstrap, "A.orders")) > 400, 90, "replicating")
-            broker = a if frozen == "source" else b
-            broker.pause()
-            time.sleep(seconds)  # the outage itself: nothing to poll for
-            broker.resume()
-            back = time.monotonic()
-            time.sleep(2)
+            _replicate_through(cluster, a, b, seconds, frozen)
         finally:
-            stop.set()
-            producer.join(180)
-        sent = producer.sent
-        wait_for(lambda: _all_there(b.bootstrap, sent), 180, "caught up", 0.5)
-        caught_up = time.monotonic() - back
-        wait_for(lambda: all_running(w, "ms", 2), 60, "tasks RUNNING without an operator")
-        duplicates = _check(read_to_end(b.bootstrap, "A.orders"), sent)
-        print(f"{frozen} cluster frozen {seconds:.0f}s at 200 rec/s: {sum(sent)} records, 0 lost, "
-              f"{duplicates} duplicate(s), caught up {caught_up:.1f}s after the broker's return")
+            cluster.close()
+
+
+def _replicate_through(cluster: Cluster, a: Any, b: Any, seconds: float, frozen: str) -> None:
+    (w,) = cluster.start(1)
+    w.wait_ready()
+    body = {"name": "ms", "config": {**mirror_source(a, b, {"topics": "orders", "tasks.max": "2"})}}
+    assert w.request("POST", "/connectors", body).status_code == 201
+    stop = threading.Event()
+    producer = SteadyProducer(a.bootstrap, "orders", 200, stop)
+    producer.start()
+    try:
+        wait_for(lambda: len(read_to_end(b.bootstrap, "A.orders")) > 400, 90, "replicating")
+        broker = a if frozen == "source" else b
+        broker.pause()
+        time.sleep(seconds)  # the outage itself: nothing to poll for
+        broker.resume()
+        back = time.monotonic()
+        time.sleep(2)
+    finally:
+        stop.set()
+        producer.join(180)
+    sent = producer.sent
+    wait_for(lambda: _all_there(b.bootstrap, sent), 180, "caught up", 0.5)
+    caught_up = time.monotonic() - back
+    wait_for(lambda: all_running(w, "ms", 2), 60, "tasks RUNNING without an operator")
+    duplicates = _check(read_to_end(b.bootstrap, "A.orders"), sent)
+    print(f"{frozen} cluster frozen {seconds:.0f}s at 200 rec/s: {sum(sent)} records, 0 lost, "
+          f"{duplicates} duplicate(s), caught up {caught_up:.1f}s after the broker's return")
 
 
 OUTAGE_S = float(os.environ.get("PYCONNECT_OUTAGE_SECONDS", "15"))
@@ -121,7 +128,7 @@ def test_sixty_second_outage(tmp_path: Path, frozen: str) -> None:
                          "producer (acks=all, 2 partitions) had 906 of 1,856 acknowledged records missing after a "
                          "kill -9 and restart, and 3 of ~1,900 here after a SIGTERM restart; with one partition none. "
                          "No client can make that lossless (docs/reliability.md). Runs where the broker is durable.")
-def test_target_broker_restart_with_durable_storage(tmp_path: Path) -> None:
+def test_target_broker_restart_with_durable_storage(tmp_path: Path, request: pytest.FixtureRequest) -> None:
     """The target's broker is killed (-9) mid-stream and started again over the same S3 storage (its log
     survives): replication carries on, nothing lost, order kept. The worker's own cluster is a third one
     (Tansu over moto S3 answers too slowly for the workers' membership heartbeats), so the task's producer
@@ -130,6 +137,7 @@ def test_target_broker_restart_with_durable_storage(tmp_path: Path) -> None:
         b = target.broker
         create_topic(a.bootstrap, "orders", PARTITIONS)
         cluster = Cluster(worker_cluster, tmp_path, "rs")
+        request.addfinalizer(cluster.close)
         (w,) = cluster.start(1)
         w.wait_ready()
         # The records go to B through the task's producer (Connect's `producer.override.*`: a Connect worker

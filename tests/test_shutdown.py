@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import httpx
+import pytest
 
 from tests.harness.brokers import free_port
 from tests.harness.connectors import all_running, committed, sequence_connector
@@ -18,9 +19,10 @@ GRACEFUL = 5.0
 MARGIN = 2.5  # the leave record, the internal stores and the process's exit, on a loaded 2-core machine
 
 
-def test_distributed_worker_stops_in_time_with_its_cluster_gone(tmp_path: Path) -> None:
+def test_distributed_worker_stops_in_time_with_its_cluster_gone(tmp_path: Path, request: pytest.FixtureRequest) -> None:
     with own_brokers("shut") as (broker,):
         cluster = Cluster(broker, tmp_path, "shut")
+        request.addfinalizer(cluster.close)
         (w,) = cluster.start(1)
         w.wait_ready()
         assert w.request("POST", "/connectors", sequence_connector("seq", "t", 2, 10**9, 400)).status_code == 201
@@ -34,9 +36,10 @@ def test_distributed_worker_stops_in_time_with_its_cluster_gone(tmp_path: Path) 
         assert "abandoned" in w.log_path.read_text() or "not committed" in w.log_path.read_text()
 
 
-def test_distributed_worker_stops_quickly_with_its_cluster_up(tmp_path: Path) -> None:
+def test_distributed_worker_stops_quickly_with_its_cluster_up(tmp_path: Path, request: pytest.FixtureRequest) -> None:
     with own_brokers("shutup") as (broker,):
         cluster = Cluster(broker, tmp_path, "shutup")
+        request.addfinalizer(cluster.close)
         (w,) = cluster.start(1)
         w.wait_ready()
         assert w.request("POST", "/connectors", sequence_connector("seq", "t", 2, 10**9, 400)).status_code == 201
