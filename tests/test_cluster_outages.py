@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -79,22 +80,18 @@ def _outage(tmp_path: Path, seconds: float, frozen: str) -> None:
             cluster.close()
 
 
-def _replicate_through(cluster: Cluster, a: Any, b: Any, seconds: float, frozen: str) -> None:
-    (w,) = cluster.start(1)
-    w.wait_ready()
-    body = {"name": "ms", "config": {**mirror_source(a, b, {"topics": "orders", "tasks.max": "2"})}}
-    assert w.request("POST", "/connectors", body).status_code == 201
+def _stream_through(w: Any, a: Any, b: Any, fault: Callable[[], None], traffic_after: float) -> tuple[int, int, float]:
+    """Records stream A -> B while `fault()` runs, then for `traffic_after` more seconds; returns (records sent,
+    duplicates on B, seconds from the fault's end until B held every record), having checked nothing was lost,
+    order was kept and the tasks are RUNNING without an operator."""
     stop = threading.Event()
     producer = SteadyProducer(a.bootstrap, "orders", 200, stop)
     producer.start()
     try:
         wait_for(lambda: len(read_to_end(b.bootstrap, "A.orders")) > 400, 90, "replicating")
-        broker = a if frozen == "source" else b
-        broker.pause()
-        time.sleep(seconds)  # the outage itself: nothing to poll for
-        broker.resume()
+        fault()
         back = time.monotonic()
-        time.sleep(2)
+        time.sleep(traffic_after)  # records keep arriving after the fault: the recovery is measured under load
     finally:
         stop.set()
         producer.join(180)
@@ -102,8 +99,22 @@ def _replicate_through(cluster: Cluster, a: Any, b: Any, seconds: float, frozen:
     wait_for(lambda: _all_there(b.bootstrap, sent), 180, "caught up", 0.5)
     caught_up = time.monotonic() - back
     wait_for(lambda: all_running(w, "ms", 2), 60, "tasks RUNNING without an operator")
-    duplicates = _check(read_to_end(b.bootstrap, "A.orders"), sent)
-    print(f"{frozen} cluster frozen {seconds:.0f}s at 200 rec/s: {sum(sent)} records, 0 lost, "
+    return sum(sent), _check(read_to_end(b.bootstrap, "A.orders"), sent), caught_up
+
+
+def _replicate_through(cluster: Cluster, a: Any, b: Any, seconds: float, frozen: str) -> None:
+    (w,) = cluster.start(1)
+    w.wait_ready()
+    body = {"name": "ms", "config": {**mirror_source(a, b, {"topics": "orders", "tasks.max": "2"})}}
+    assert w.request("POST", "/connectors", body).status_code == 201
+    broker = a if frozen == "source" else b
+
+    def outage() -> None:
+        broker.pause()
+        time.sleep(seconds)  # the outage itself: nothing to poll for
+        broker.resume()
+    total, duplicates, caught_up = _stream_through(w, a, b, outage, 2)
+    print(f"{frozen} cluster frozen {seconds:.0f}s at 200 rec/s: {total} records, 0 lost, "
           f"{duplicates} duplicate(s), caught up {caught_up:.1f}s after the broker's return")
 
 
@@ -147,21 +158,6 @@ def test_target_broker_restart_with_durable_storage(tmp_path: Path, request: pyt
                     "10000", "producer.override.linger.ms": "20"}
         body = {"name": "ms", "config": {**mirror_source(a, b, {"topics": "orders", "tasks.max": "2", **batching})}}
         assert w.request("POST", "/connectors", body).status_code == 201
-        stop = threading.Event()
-        producer = SteadyProducer(a.bootstrap, "orders", 200, stop)
-        producer.start()
-        try:
-            wait_for(lambda: len(read_to_end(b.bootstrap, "A.orders")) > 400, 90, "replicating")
-            target.restart()
-            back = time.monotonic()
-            time.sleep(5)
-        finally:
-            stop.set()
-            producer.join(180)
-        sent = producer.sent
-        wait_for(lambda: _all_there(b.bootstrap, sent), 180, "caught up", 0.5)
-        caught_up = time.monotonic() - back
-        wait_for(lambda: all_running(w, "ms", 2), 60, "tasks RUNNING without an operator")
-        duplicates = _check(read_to_end(b.bootstrap, "A.orders"), sent)
-        print(f"target broker killed and restarted on S3 storage: {sum(sent)} records, 0 lost, {duplicates} "
+        total, duplicates, caught_up = _stream_through(w, a, b, target.restart, 5)
+        print(f"target broker killed and restarted on S3 storage: {total} records, 0 lost, {duplicates} "
               f"duplicate(s), caught up {caught_up:.1f}s after the restart")

@@ -64,7 +64,7 @@ def produce_concurrently(jobs: list[tuple[Broker, str, int, int]]) -> None:
             for start in range(first, first + count, 100):
                 produce_many(b.bootstrap, topic, min(100, first + count - start), 2, start=start,
                              overrides=producer_overrides(b))
-                time.sleep(0.05)
+                time.sleep(0.05)  # pacing: the two sides' producers interleave, as live traffic does
         except BaseException as exc:
             failures.append(exc)
     threads = [threading.Thread(target=run, args=job) for job in jobs]

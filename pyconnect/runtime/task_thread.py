@@ -6,6 +6,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
+from abc import ABC, abstractmethod
 from collections.abc import Callable
 from typing import Any
 
@@ -38,7 +39,7 @@ def _always() -> bool:
     return True
 
 
-class TaskThread:
+class TaskThread(ABC):
     """Base of the source, sink and batch runners: `_run` is the task's thread body.
 
     `lease` (set by the worker before `start`) says whether the assignment the task was started under still
@@ -58,8 +59,9 @@ class TaskThread:
         # Started from the worker's thread: the task's log records belong to that worker's scope.
         self._thread = context_thread(self._run, f"task-{self.id}")
 
+    @abstractmethod
     def _run(self) -> None:
-        raise NotImplementedError
+        """The task's thread body (each kind of runner has its own)."""
 
     def start(self, paused: bool = False) -> None:
         if paused:
