@@ -3,8 +3,8 @@
 - `test_soak_restarts_while_streaming` (slow): workers restarted in turn, alternately with SIGTERM and kill -9,
   for `PYCONNECT_SOAK_SECONDS` (default 300).
 - `test_random_kills` (slow): 20 kill -9 of random workers in 10 minutes.
-- `test_random_kills_short` (default suite): the same for 2 minutes, a kill due every 30 s; a kill waits for the
-  previous one's recovery (the dead worker's session timeout, then the tasks' restart), so 2 fit measured.
+- `test_random_kills_short` (default suite): the same for 80 s, a kill due every 25 s; a kill waits for the
+  previous one's recovery (the dead worker's session timeout, then the tasks' restart), so 2 or 3 fit.
 
 What must hold is in tests/harness/soak.py: nothing lost, order kept per partition, duplicates within the
 uncommitted windows of the kills, everything RUNNING at the end.
@@ -37,8 +37,8 @@ def test_random_kills(cluster_factory: Any, broker: Broker, broker_b: Broker, un
     run_soak(cluster_factory, broker, broker_b, unique, 600.0, 30.0, random_kills(SEED))
 
 
-@pytest.mark.timeout(120 + 600)
+@pytest.mark.timeout(80 + 600)
 def test_random_kills_short(cluster_factory: Any, broker: Broker, broker_b: Broker, unique: str) -> None:
     print(f"seed {SEED}")
     # ~400 rec/s (bursts of 40), so each kill's uncommitted window is counted quickly.
-    run_soak(cluster_factory, broker, broker_b, unique, 120.0, 30.0, random_kills(SEED), burst=40)
+    run_soak(cluster_factory, broker, broker_b, unique, 80.0, 25.0, random_kills(SEED), burst=40)

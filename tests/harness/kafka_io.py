@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from typing import Any
 
 import orjson
-from confluent_kafka import Consumer, Producer, TopicPartition
+from confluent_kafka import OFFSET_END, Consumer, KafkaError, Producer, TopicPartition
 from confluent_kafka.admin import AdminClient, ConfigResource
 
 Record = tuple[int, int, bytes | None, bytes | None]  # partition, offset, key, value
@@ -184,6 +184,28 @@ class PacedProducer(threading.Thread):
             time.sleep(0.1)  # the pacing is the point: records keep arriving meanwhile
 
 
+def fetched_ends(bootstrap: str, topic: str, timeout: float = 30.0) -> dict[int, int]:
+    """Each partition's high watermark as a Fetch response reports it, without reading the records.
+
+    Tansu's ListOffsets(latest) is wrong for multi-record batches (test-brokers.md), so the consumer starts where
+    it says the end is and waits for the end-of-partition event: the cached watermark is then the Fetch's."""
+    partitions = partition_count(bootstrap, topic)
+    consumer = Consumer({"bootstrap.servers": bootstrap, "group.id": f"ends-{time.monotonic_ns()}",
+                         "enable.auto.commit": False, "fetch.wait.max.ms": 50, "enable.partition.eof": True})
+    consumer.assign([TopicPartition(topic, p, OFFSET_END) for p in range(partitions)])
+    at_end: set[int] = set()
+    deadline = time.monotonic() + timeout
+    try:
+        while len(at_end) < partitions and time.monotonic() < deadline:
+            for m in consumer.consume(1000, 0.2):
+                if m.error() is not None and m.error().code() == KafkaError._PARTITION_EOF:
+                    at_end.add(m.partition())
+        assert len(at_end) == partitions, f"no end-of-partition for {topic} in {timeout}s"
+        return {p: consumer.get_watermark_offsets(TopicPartition(topic, p), cached=True)[1] for p in range(partitions)}
+    finally:
+        consumer.close()
+
+
 def keep_producing(bootstrap: str, topic: str, start: int, count: int, partitions: int,
                    stop: threading.Event, burst: int = 400) -> PacedProducer:
     producer = PacedProducer(bootstrap, topic, start, count, partitions, stop, burst)
@@ -191,10 +213,14 @@ def keep_producing(bootstrap: str, topic: str, start: int, count: int, partition
     return producer
 
 
-def stored_offsets(bootstrap: str, topic: str, connector: str) -> dict[str, Any]:
-    """A connector's source offsets as stored in a Connect offsets topic: canonical partition JSON -> offset."""
+def stored_offsets(bootstrap: str, topic: str, connector: str, live: bool = False) -> dict[str, Any]:
+    """A connector's source offsets as stored in a Connect offsets topic: canonical partition JSON -> offset.
+
+    `live`: the topic is still being written (a running connector commits every flush interval), so read what is
+    there now rather than until it goes quiet; non-transactional writers only (no read_committed filter)."""
     out: dict[str, Any] = {}
-    for _p, _o, key, value in read_all(bootstrap, topic, idle=1.0):
+    records = read_to_end(bootstrap, topic, timeout=60) if live else read_all(bootstrap, topic, idle=1.0)
+    for _p, _o, key, value in records:
         name, partition = orjson.loads(key or b"[]")
         if name == connector:
             text = orjson.dumps(partition, option=orjson.OPT_SORT_KEYS).decode()
@@ -204,5 +230,5 @@ def stored_offsets(bootstrap: str, topic: str, connector: str) -> dict[str, Any]
 
 def committed_records(bootstrap: str, offsets_topic: str, connector: str, topic: str) -> int:
     """Records of source `topic` a mirror connector has committed (sum of next offsets per partition)."""
-    offsets = stored_offsets(bootstrap, offsets_topic, connector)
+    offsets = stored_offsets(bootstrap, offsets_topic, connector, live=True)
     return sum(value["offset"] + 1 for key, value in offsets.items() if value and f'"topic":"{topic}"' in key)
