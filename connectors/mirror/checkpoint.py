@@ -13,6 +13,8 @@ from connectors.mirror.formats import Checkpoint, OffsetSync
 from connectors.mirror.group_checkpoints import GroupCheckpoints
 from connectors.mirror.metrics import CheckpointMetrics
 from connectors.mirror.offset_sync_store import OffsetSyncStore
+from connectors.mirror.origin_routes import OriginRoutes
+from connectors.mirror.origin_translation import OriginAwareTranslator
 from connectors.mirror.topics import TopicSelector
 from pyconnect.api import ConfigDef, ConfigValue, SourceConnector, SourceRecord, SourceTask
 from pyconnect.kafka.admin import Committed, TopicSpec
@@ -43,12 +45,20 @@ class MirrorCheckpointTask(SourceTask):
         self.syncs.start_with_headers(lambda key, value, headers: store.add(OffsetSync.decode(key, value, headers))
                                       if key and value else None, timeout=float(cfg["admin.timeout.ms"]) / 1000)
         store.start()  # translate nothing until the syncs written so far have all been read
-        self.checkpoints = GroupCheckpoints(cfg.source, cfg.target, cfg.policy(), store, self._load_checkpoints())
+        self.routes = OriginRoutes(cfg)
+        self.routes()  # the flows into the source known now, their syncs read to the end
+        translator = OriginAwareTranslator(store, self.routes, self._keeps_name)
+        self.checkpoints = GroupCheckpoints(cfg.source, cfg.target, cfg.policy(), translator, self._load_checkpoints())
         self.next_emit = time.monotonic()
         self.next_sync = time.monotonic() + self.sync_interval
         self._stopping = threading.Event()
         self._thread = threading.current_thread()
         self.latency = CheckpointMetrics(cfg.source, cfg.target, self.context.metrics if self.context else None)
+
+    def _keeps_name(self, topic: str) -> bool:
+        """Whether the remote topic has the source topic's name (IdentityReplicationPolicy): there the
+        source topic may hold other flows' copies, and translation follows every origin."""
+        return self.checkpoints.remote_topic(topic) == topic
 
     def _load_checkpoints(self) -> dict[str, dict[tuple[str, int], Checkpoint]]:
         """Checkpoints already emitted: a restarted task never goes back behind them."""
@@ -133,6 +143,7 @@ class MirrorCheckpointTask(SourceTask):
         syncs = getattr(self, "syncs", None)
         if syncs is not None and threading.current_thread() is getattr(self, "_thread", None):
             syncs.stop()  # only from the task's own thread; another thread just signals
+            self.routes.stop()
 
 
 class MirrorCheckpointConnector(SourceConnector):

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from connectors.mirror.formats import Checkpoint
-from connectors.mirror.offset_sync_store import OffsetSyncStore
+from connectors.mirror.origin_translation import Translates
 from connectors.mirror.policy import ReplicationPolicy
 from pyconnect.api import SourceRecord
 from pyconnect.kafka.admin import Committed
@@ -18,7 +18,7 @@ class GroupCheckpoints:
     """Translates committed offsets of groups on `source` for `target`, remembering the newest
     checkpoint of each (group, remote topic, partition) so that it never emits an older one."""
 
-    def __init__(self, source: str, target: str, policy: ReplicationPolicy, store: OffsetSyncStore,
+    def __init__(self, source: str, target: str, policy: ReplicationPolicy, store: Translates,
                  last: Mapping[str, Mapping[TopicPartition, Checkpoint]] | None = None) -> None:
         self.source, self.target, self.policy, self.store = source, target, policy, store
         self.last: dict[str, dict[TopicPartition, Checkpoint]] = {g: dict(cps) for g, cps in (last or {}).items()}

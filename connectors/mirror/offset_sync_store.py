@@ -28,6 +28,18 @@ D. Nothing translates before `start()` (the first read of the topic to its end),
    - either way capped at D_i+1 when there is a next sync: it holds a record at or after g.
    So translation never passes the true position, and is exact after a linked sync.
 E. At most `max_per_partition` syncs per partition; the oldest go first.
+F. Backwards (`reverse`, for active/active fail-over, origin_translation): a downstream position g (the next
+   remote record a consumer would read) gives an upstream offset r such that every upstream record the
+   consumer has not read (no copy of it below g) is at or after r. It rests on every sync being an exact
+   mapping (our writer syncs only exact positions; Java's syncs record metadata) and on each run copying
+   in upstream order from a committed offset: if U has a copy at D < g, every upstream record up to U has
+   one below D, so all were read. With S_i the sync of the highest upstream offset whose downstream
+   offset is below g:
+   - none (every sync at or after g): 0, since nothing is known to have been read (exact when the first
+     sync is of the partition's first record, as for a flow that started with the topic);
+   - reach[i] set: U_i + (min(g, R) - D_i), the linked run's records below g having all been read;
+   - otherwise U_i + 1;
+   - capped at U_{i+1} when there is a next sync.
 """
 
 from __future__ import annotations
@@ -44,6 +56,7 @@ class _Syncs:
     ups: list[int] = field(default_factory=list)
     downs: list[int] = field(default_factory=list)
     reach: list[int | None] = field(default_factory=list)  # invariant B
+    ordered: bool = True  # downs ascend with ups (false only when a late sync broke the order)
 
     def cut(self, at: int) -> None:
         del self.ups[at:], self.downs[at:], self.reach[at:]
@@ -73,20 +86,24 @@ class OffsetSyncStore:
                 s.cut(bisect.bisect_left(s.ups, sync.upstream_offset))  # invariant C
             if s.ups and sync.since == (s.ups[-1], s.downs[-1]):
                 s.reach[-1] = sync.downstream_offset
+            s.ordered = s.ordered and (not s.downs or sync.downstream_offset > s.downs[-1])
             s.ups.append(sync.upstream_offset)
             s.downs.append(sync.downstream_offset)
             s.reach.append(None)
             if len(s.ups) > self._max:
                 s.drop_oldest(len(s.ups) - self._max)
 
+    def _known(self, topic: str, partition: int) -> _Syncs | None:
+        """The partition's syncs once translation may begin (invariant D); the caller holds the lock."""
+        s = self._syncs.get((topic, partition)) if self._started else None
+        return s if s is not None and s.ups else None
+
     def translate(self, topic: str, partition: int, upstream: int) -> int | None:
         """Downstream offset for consumer position `upstream`: None when nothing is known (not
         started, or no sync for the partition), -1 when every sync is newer than the position."""
-        if not self._started:
-            return None
         with self._lock:
-            s = self._syncs.get((topic, partition))
-            if s is None or not s.ups:
+            s = self._known(topic, partition)
+            if s is None:
                 return None
             i = bisect.bisect_right(s.ups, upstream) - 1
             if i < 0:
@@ -96,6 +113,23 @@ class OffsetSyncStore:
                 return d
             answer = d + 1 if reach is None else min(d + (upstream - u), reach)
             return answer if i + 1 == len(s.ups) else min(answer, s.downs[i + 1])
+
+    def reverse(self, topic: str, partition: int, downstream: int) -> int | None:
+        """Upstream offset from which a consumer at remote position `downstream` has read nothing
+        (invariant F): None when nothing is known (not started, or no sync for the partition)."""
+        with self._lock:
+            s = self._known(topic, partition)
+            if s is None:
+                return None
+            if s.ordered:
+                i = bisect.bisect_left(s.downs, downstream) - 1
+            else:
+                i = next((j for j in range(len(s.ups) - 1, -1, -1) if s.downs[j] < downstream), -1)
+            if i < 0:
+                return 0
+            u, d, reach = s.ups[i], s.downs[i], s.reach[i]
+            answer = u + 1 if reach is None else u + (min(downstream, reach) - d)
+            return answer if i + 1 == len(s.ups) else min(answer, s.ups[i + 1])
 
     def partitions(self) -> list[tuple[str, int]]:
         with self._lock:

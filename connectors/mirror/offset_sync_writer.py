@@ -10,8 +10,12 @@ Every sync but a partition's first in this writer's life names the previous one 
 partition (`OffsetSync.since`): between the two, this writer copied every upstream record one by
 one and both offsets advanced together, because any break would have been synced. That promise is
 what lets the checkpoint side translate exactly between the two (offset_sync_store, invariant B).
-Where a run's per-record downstream offsets are not known (another producer interleaved with it),
-the offsets used are lower bounds, so translation may re-read but never skips.
+
+Every sync is an exact mapping: upstream record U is at downstream offset D. Where a run's per-record
+downstream offsets are not known (another producer's records landed inside it), only its first and
+last records are synced and the last names no predecessor. Exactness is what lets translation run
+backwards too (a downstream position to the upstream records not yet read, offset_sync_store F), where
+a lower bound would skip.
 """
 
 from __future__ import annotations
@@ -85,16 +89,23 @@ class OffsetSyncWriter:
             state.prev_upstream, state.prev_downstream = last_up, last_down
             state.pending = state.last_sync_downstream != last_down
             return
-        # Upstream gaps (transaction markers, compaction) and/or another producer's records in between.
-        # Positions first_down + i are exact without interleaving and lower bounds with it (translating
-        # to a lower bound re-reads, never skips); the last record's position is known exactly.
-        for i, m in enumerate(messages):
-            self.record(topic, partition, m.offset(), first_down + i)
-        if last_down != first_down + n - 1:
-            state = self._states[(topic, partition)]
-            state.prev_downstream = last_down
+        if last_down - first_down == n - 1:
+            # Upstream gaps (transaction markers, compaction), nothing else in between downstream: every
+            # message's position first_down + i is exact, and `record` syncs each gap.
+            for i, m in enumerate(messages):
+                self.record(topic, partition, m.offset(), first_down + i)
+            return
+        # Another producer's records landed inside the run: only the first and last positions are known.
+        # Only those two are synced, and the last names no predecessor (the stretch between is not
+        # contiguous), so every sync is an exact mapping (module doc) and nothing is claimed in between.
+        self.record(topic, partition, first_up, first_down)
+        state = self._states[(topic, partition)]
+        if state.pending:
             state.pending = False
-            self._emit(state, topic, partition, last_up, last_down)
+            self._emit(state, topic, partition, first_up, first_down)
+        state.last_sync = None
+        state.prev_upstream, state.prev_downstream = last_up, last_down
+        self._emit(state, topic, partition, last_up, last_down)
 
     def flush_pending(self) -> None:
         """Send every held-back sync (called at offset commit)."""

@@ -110,10 +110,9 @@ class RunAcks:
             run = callback.run
             if delivered and produced > 0 and callback.first != -1:
                 prefix = MessageRun(run.source_partition, run.topic, run.partition, run.messages[:produced])
-                # Positions assume no other producer wrote in between: if one did, the syncs point
-                # before the records (a consumer re-reads), never past them.
-                last = UNKNOWN if callback.first == UNKNOWN else callback.first + produced - 1
-                self.acked(prefix, callback.first, last)
+                # Only the first message's position is known (another producer may have written inside
+                # the prefix): its offsets commit, but no position is reported, as for a duplicate.
+                self.acked(prefix, callback.first, UNKNOWN)
 
     def failed(self, run: MessageRun, reason: str) -> None:
         self._failed.add(id(run.source_partition))

@@ -10,7 +10,9 @@ translated and checked against the remote partition as it really is:
 
 - never skips: every source record at or after position g has a copy at or after translate(g);
 - exact with our own syncs: where one of our writers ran alone from position g on, translate(g)
-  re-reads nothing.
+  re-reads nothing;
+- backwards, never skips either (offset_sync_store, invariant F): for every remote position g, every source
+  record with no copy below g is at or after reverse(g).
 """
 
 from __future__ import annotations
@@ -168,6 +170,18 @@ def _check(h: History, store: OffsetSyncStore) -> None:
             assert not reread, f"position {g} -> {t} re-reads remote offsets {reread[:5]}"
 
 
+def _check_reverse(h: History, store: OffsetSyncStore) -> None:
+    read: set[int] = set()
+    for g in range(len(h.remote) + 2):
+        if g > 0 and g <= len(h.remote) and h.remote[g - 1] is not None:
+            read.add(h.remote[g - 1])  # type: ignore[arg-type]
+        r = store.reverse("t", 0, g)
+        if r is None or r < 0:
+            continue
+        unread = next((u for u in h.source if u not in read), h.source[-1] + 1)
+        assert r <= unread, f"remote position {g} reversed to {r}, past unread source record {unread}"
+
+
 def _before(up: int | None, g: int) -> bool:
     return up is not None and up < g
 
@@ -196,7 +210,9 @@ def test_translation_never_passes_the_true_position(seed: int, runs: int, java_s
     h = _history(rnd, runs, java_share, foreign, interleave, late_tail, die)
     if compact:
         h.exact_from = None  # compaction removes the syncs exactness rests on; never skipping still holds
-    _check(h, _store(h.syncs, compact, rnd))
+    store = _store(h.syncs, compact, rnd)
+    _check(h, store)
+    _check_reverse(h, store)
 
 
 @SETTINGS
@@ -209,4 +225,6 @@ def test_translation_is_exact_with_own_syncs(seed: int, runs: int, foreign: floa
     rnd = random.Random(seed)
     h = _history(rnd, runs, 0.0, foreign, False, False, die)
     # exact_from is None only when the newest run had nothing left to copy (about 1 stream in 10)
-    _check(h, _store(h.syncs, 0.0, rnd))
+    store = _store(h.syncs, 0.0, rnd)
+    _check(h, store)
+    _check_reverse(h, store)
