@@ -6,7 +6,7 @@ counted and printed; every request is answered within 30 s; the connectors end R
 Latency per endpoint (p50/p95/p99/max) is printed, and replication throughput in a window under load next
 to a baseline window of the same length without it, in the same run.
 
-The offered load is a steady RATE rec/s produced (and counted on arrival) by a separate process
+The offered load is a steady rate of records produced (and counted on arrival) by a separate process
 (harness/traffic.py), so the 50 client threads of this process slow neither. The pause/resume clients act on
 a second connector (a SequenceSourceConnector on the workers' cluster), so that the throughput figure
 measures what the REST load costs the mirror and not time spent paused. Latencies are measured by the client
@@ -33,7 +33,7 @@ from tests.harness.traffic import Sample, Traffic
 from tests.harness.workers import wait_for
 
 CLIENTS, PAUSERS, PARTITIONS = 50, 3, 4
-RATE = float(os.environ.get("PYCONNECT_REST_LOAD_RATE", "2000"))
+RATE_ENV = os.environ.get("PYCONNECT_REST_LOAD_RATE")
 DOCUMENTED_409 = {NO_LEADER, CONFLICT}
 
 
@@ -78,7 +78,7 @@ def _assert_answers(report: LoadReport) -> None:
 
 
 def _rest_under_load(broker: Broker, broker_b: Broker, cluster_factory: Any, unique: str, tmp_path: Path,
-                     seconds: float) -> None:
+                     seconds: float, rate: float) -> None:
     topic, side_topic = f"rl-{unique}", f"rl-side-{unique}"
     create_topic(broker.bootstrap, topic, PARTITIONS)
     cluster = cluster_factory(on=broker_b)
@@ -88,9 +88,9 @@ def _rest_under_load(broker: Broker, broker_b: Broker, cluster_factory: Any, uni
     assert w1.request("POST", "/connectors", sequence_connector("side", side_topic, 1, 0, 50)).status_code == 201
     wait_for(lambda: all_running(w0, "mirror", 2) and all_running(w0, "side", 1), 90, "both connectors RUNNING")
     traffic = Traffic(tmp_path, {"source": broker.bootstrap, "target": broker_b.bootstrap, "source_topic": topic,
-                                 "target_topic": f"A.{topic}", "partitions": PARTITIONS, "rate": RATE}).start()
+                                 "target_topic": f"A.{topic}", "partitions": PARTITIONS, "rate": rate}).start()
     try:
-        wait_for(lambda: (s := traffic.latest()) and s.arrived > RATE and s.produced - s.arrived < RATE, 90,
+        wait_for(lambda: (s := traffic.latest()) and s.arrived > rate and s.produced - s.arrived < rate, 90,
                  "replication keeping up")
         base_start = time.monotonic()
         time.sleep(seconds)  # the baseline window itself: nothing to poll for
@@ -108,7 +108,7 @@ def _rest_under_load(broker: Broker, broker_b: Broker, cluster_factory: Any, uni
     print(report.table())
     print(f"{len(report.outcomes)} requests in {seconds:.0f}s from {CLIENTS} clients "
           f"({len(report.outcomes) / seconds:.0f} req/s)")
-    print(f"replication at {RATE:.0f} rec/s offered: baseline {base_rate:.0f} rec/s (max lag {base_lag}), "
+    print(f"replication at {rate:.0f} rec/s offered: baseline {base_rate:.0f} rec/s (max lag {base_lag}), "
           f"under load {load_rate:.0f} rec/s (max lag {load_lag}), ratio {load_rate / base_rate:.2f}")
     _assert_answers(report)
     wait_for(lambda: all_running(w0, "mirror", 2) and all_running(w1, "side", 1), 60, "both connectors RUNNING")
@@ -126,10 +126,11 @@ def _rest_under_load(broker: Broker, broker_b: Broker, cluster_factory: Any, uni
 SECONDS = float(os.environ.get("PYCONNECT_REST_LOAD_SECONDS", "15"))
 
 
-@pytest.mark.slow  # in a full CI run its baseline setup ("replication keeping up") timed out: fix, then unmark
 def test_rest_under_load(broker: Broker, broker_b: Broker, cluster_factory: Any, unique: str,
                          tmp_path: Path) -> None:
-    _rest_under_load(broker, broker_b, cluster_factory, unique, tmp_path, SECONDS)
+    """The default suite's version offers 500 rec/s, which the mirror carries even while a full CI run shares
+    the machine (at 2,000 rec/s, above what it carries on Tansu here, the baseline never settled in CI)."""
+    _rest_under_load(broker, broker_b, cluster_factory, unique, tmp_path, SECONDS, float(RATE_ENV or 500))
 
 
 @pytest.mark.slow
@@ -137,4 +138,4 @@ def test_rest_under_load(broker: Broker, broker_b: Broker, cluster_factory: Any,
 def test_rest_under_load_sixty_seconds(broker: Broker, broker_b: Broker, cluster_factory: Any, unique: str,
                                        tmp_path: Path) -> None:
     _rest_under_load(broker, broker_b, cluster_factory, unique, tmp_path,
-                     float(os.environ.get("PYCONNECT_REST_LOAD_SECONDS", "60")))
+                     float(os.environ.get("PYCONNECT_REST_LOAD_SECONDS", "60")), float(RATE_ENV or 2000))
