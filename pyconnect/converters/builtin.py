@@ -21,9 +21,9 @@ from pyconnect.api.converter import (
     Serialize,
 )
 from pyconnect.api.data import OPTIONAL_BYTES_SCHEMA, OPTIONAL_STRING_SCHEMA, DataException, Schema, SchemaType
+from pyconnect.api.numbers import java_float_string
 from pyconnect.converters.configs import STRING_CONFIG, ConverterConfigError, parse
 from pyconnect.converters.json_converter import JsonConverter
-from pyconnect.converters.numbers import java_float_string
 from pyconnect.converters.simple_header import SimpleHeaderConverter
 
 

@@ -27,8 +27,8 @@ from pyconnect.api.data import (
     SchemaType,
     Struct,
 )
+from pyconnect.api.numbers import to_float32
 from pyconnect.converters.json_write import decimal_scale
-from pyconnect.converters.numbers import to_float32
 
 _INT_RANGES = {SchemaType.INT8: 1 << 7, SchemaType.INT16: 1 << 15, SchemaType.INT32: 1 << 31,
                SchemaType.INT64: 1 << 63}

@@ -27,8 +27,8 @@ from pyconnect.api.data import (
     Struct,
     logical_to_millis,
 )
+from pyconnect.api.numbers import java_float_string
 from pyconnect.converters.json_format import java_float, java_number, schemaless_json, unscaled_bytes
-from pyconnect.converters.numbers import java_float_string
 
 _INT_RANGES = {SchemaType.INT8: 1 << 7, SchemaType.INT16: 1 << 15, SchemaType.INT32: 1 << 31,
                SchemaType.INT64: 1 << 63}

@@ -8,7 +8,7 @@ from typing import Any
 
 from pyconnect.api.converter import NULL_SCHEMA_AND_VALUE, HeaderConverter, SchemaAndValue
 from pyconnect.api.data import BYTES_SCHEMA, STRING_SCHEMA, DataException, Schema
-from pyconnect.converters.values_parse import parse_string
+from pyconnect.api.values_parse import parse_string
 from pyconnect.converters.values_text import convert_to_string
 
 log = logging.getLogger(__name__)

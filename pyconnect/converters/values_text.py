@@ -17,7 +17,7 @@ from typing import Any
 
 from pyconnect.api.config import java_double_string
 from pyconnect.api.data import EPOCH, DataException, Schema, SchemaType, Struct, logical_to_millis
-from pyconnect.converters.numbers import java_float_string
+from pyconnect.api.numbers import java_float_string
 
 MILLIS_PER_DAY = 86_400_000
 

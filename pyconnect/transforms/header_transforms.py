@@ -6,10 +6,10 @@ from collections.abc import Mapping
 from typing import Any
 
 from pyconnect.api.config import ConfigDef, ConfigKey, ConfigType, Importance
+from pyconnect.api.values_parse import parse_string
 from pyconnect.transforms.record import ConnectRecord, Headers
 from pyconnect.transforms.simple_config import non_empty_list, non_null, simple_config
 from pyconnect.transforms.spi import Transformation
-from pyconnect.transforms.values import parse_string
 
 
 class InsertHeader(Transformation):

@@ -27,9 +27,9 @@ from pyconnect.api.data import (
     Struct,
     decimal_builder,
 )
+from pyconnect.api.numbers import to_float32
 from pyconnect.converters.builtin import JsonConverter
 from pyconnect.converters.json_converter import ENVELOPE_REQUIRED
-from pyconnect.converters.numbers import to_float32
 
 TOPIC = "topic"
 

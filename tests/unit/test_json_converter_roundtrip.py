@@ -25,8 +25,8 @@ from pyconnect.api.data import (
     time_builder,
     timestamp_builder,
 )
+from pyconnect.api.numbers import to_float32
 from pyconnect.converters import deserializer_for, schema_serializer_for
-from pyconnect.converters.numbers import to_float32
 
 JSON = "org.apache.kafka.connect.json.JsonConverter"
 _PRIMITIVES = [SchemaType.INT8, SchemaType.INT16, SchemaType.INT32, SchemaType.INT64, SchemaType.FLOAT32,

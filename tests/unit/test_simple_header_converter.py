@@ -32,8 +32,8 @@ from pyconnect.api.data import (
     Struct,
     decimal_builder,
 )
+from pyconnect.api.values_parse import parse_string
 from pyconnect.converters import header_converter_for
-from pyconnect.converters.values_parse import parse_string
 from pyconnect.converters.values_text import convert_to_string
 
 TOPIC, HEADER = "topic", "header"

@@ -40,8 +40,8 @@ from pyconnect.api.data import (
     SchemaType,
     decimal_builder,
 )
-from pyconnect.converters.numbers import to_float32
-from pyconnect.converters.values_tokens import Parser
+from pyconnect.api.numbers import to_float32
+from pyconnect.api.values_tokens import Parser
 
 _NUMBER = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
 _TIME = re.compile(r"(\d{2}):(\d{2}):(\d{2})\.(\d{3})Z")
