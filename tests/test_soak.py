@@ -34,7 +34,8 @@ def test_soak_restarts_while_streaming(cluster_factory: Any, broker: Broker, bro
 @pytest.mark.timeout(600 + 900)
 def test_random_kills(cluster_factory: Any, broker: Broker, broker_b: Broker, unique: str) -> None:
     print(f"seed {SEED}")
-    run_soak(cluster_factory, broker, broker_b, unique, 600.0, 30.0, random_kills(SEED))
+    # A kill due every 600/21 s: 20 fit before the end (at 30 s, 19 did: the 20th fell due at the end).
+    run_soak(cluster_factory, broker, broker_b, unique, 600.0, 600.0 / 21, random_kills(SEED))
 
 
 @pytest.mark.timeout(80 + 600)

@@ -1,0 +1,170 @@
+"""End-to-end replication latency: what the mirror adds to a record's trip, next to direct hops, in one run.
+
+    python bench/latency_bench.py [--rates 200,1000,5000] [--seconds 15] [--partitions 4]
+
+Two local brokers A and B; a dedicated MirrorMaker process (`python -m replikafka mirror-maker`, the settings a
+user gets plus the test bed's Tansu client overrides, as every test and demo here uses) replicates A->B. For each
+rate, in turn:
+- direct: a paced producer writes topic `direct` on A and a consumer of A reads it: one produce->fetch hop;
+- mirror: the same producer writes `lat` on A, the mirror copies it to `A.lat` on B, a consumer of B reads it.
+Latency is the consumer's arrival time minus the record's CreateTime (set by the producer when it sent the record;
+the mirror keeps it). The mirror path has two hops (A, then B) plus the mirror's own work; the added latency is
+mirror p50 minus two direct p50 (and the same at p99). The producer, the consumers and the clock are in this
+process, the mirror in its own, as a user runs it. Results are printed and added to docs/benchmarks.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+from confluent_kafka import Consumer, Producer, TopicPartition  # noqa: E402
+from confluent_kafka.admin import AdminClient, NewTopic  # noqa: E402
+
+from pyconnect.kafka.config import to_librdkafka  # noqa: E402
+from pyconnect.testing.brokers import Broker, start_tansu  # noqa: E402
+from tests.harness.mirror import mm2_settings  # noqa: E402
+from tests.test_mirror_topologies import MirrorMakerProcess  # noqa: E402
+
+
+def create(bootstrap: str, topic: str, partitions: int) -> None:
+    admin = AdminClient({"bootstrap.servers": bootstrap})  # held: the futures need the client alive
+    for fut in admin.create_topics([NewTopic(topic, partitions, 1)]).values():
+        fut.result(30)
+
+
+def paced(broker: Broker, topic: str, rate: float, seconds: float, partitions: int) -> int:
+    """Produces `rate` records/s for `seconds` in 10 ms steps; returns how many."""
+    producer = Producer({"bootstrap.servers": broker.bootstrap, **to_librdkafka(broker.client_overrides, "producer")})
+    started, sent = time.monotonic(), 0
+    while (now := time.monotonic()) - started < seconds:
+        due = int((now - started) * rate)
+        while sent < due:
+            producer.produce(topic, b"x" * 100, partition=sent % partitions)
+            sent += 1
+        producer.poll(0)
+        time.sleep(0.01)
+    producer.flush(30)
+    return sent
+
+
+def arrivals(broker: Broker, topic: str, partitions: int, stop: threading.Event, out: list[float]) -> None:
+    """Latency in ms of every record of `topic` that arrives until `stop` (read from its end)."""
+    consumer = Consumer({"bootstrap.servers": broker.bootstrap, "group.id": f"lat-{time.monotonic_ns()}",
+                         "enable.auto.commit": False, **to_librdkafka(broker.client_overrides, "consumer")})
+    consumer.assign([TopicPartition(topic, p, 0) for p in range(partitions)])
+    try:
+        while not stop.is_set():
+            for m in consumer.consume(1000, 0.05):
+                if m.error() is None:
+                    out.append(time.time() * 1000 - m.timestamp()[1])
+    finally:
+        consumer.close()
+
+
+def measure(producer_side: Broker, topic: str, consumer_side: Broker, read: str, rate: float, seconds: float,
+            partitions: int) -> list[float]:
+    """Latencies of one paced run, waiting for the records to arrive (or 30 s)."""
+    got: list[float] = []
+    stop = threading.Event()
+    reader = threading.Thread(target=arrivals, args=(consumer_side, read, partitions, stop, got))
+    reader.start()
+    time.sleep(2)  # the reader's first fetch is out before the first record (a warm-up, not a sync)
+    already = len(got)
+    sent = paced(producer_side, topic, rate, seconds, partitions)
+    deadline = time.monotonic() + 30
+    while len(got) - already < sent and time.monotonic() < deadline:
+        time.sleep(0.1)
+    stop.set()
+    reader.join(10)
+    return got[already:]
+
+
+def pct(values: list[float], p: float) -> float:
+    ranked = sorted(values)
+    return ranked[min(len(ranked) - 1, max(0, int(len(ranked) * p / 100 + 0.5) - 1))]
+
+
+def mirror_maker(a: Broker, b: Broker, work: Path) -> MirrorMakerProcess:
+    path = work / "mm2.properties"
+    path.write_text(f"clusters = A, B\nA.bootstrap.servers = {a.bootstrap}\nB.bootstrap.servers = {b.bootstrap}\n"
+                    "A->B.enabled = true\ntopics = lat\nemit.heartbeats.enabled = false\n"
+                    + mm2_settings({"A": a, "B": b}))
+    return MirrorMakerProcess(path, work / "mm.log")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--rates", default="200,1000,5000")
+    parser.add_argument("--seconds", type=float, default=15.0)
+    parser.add_argument("--partitions", type=int, default=4)
+    args = parser.parse_args()
+    a, b = start_tansu("A"), start_tansu("B")
+    work = Path(tempfile.mkdtemp(prefix="latency-bench-"))
+    mm = None
+    try:
+        create(a.bootstrap, "lat", args.partitions)
+        create(a.bootstrap, "direct", args.partitions)
+        mm = mirror_maker(a, b, work)
+        wait_remote(b, "A.lat")
+        warm = measure(a, "lat", b, "A.lat", 100, 3, args.partitions)
+        print(f"warm-up: {len(warm)} records through the mirror", flush=True)
+        rows = []
+        for rate in (float(r) for r in args.rates.split(",")):
+            direct = measure(a, "direct", a, "direct", rate, args.seconds, args.partitions)
+            mirrored = measure(a, "lat", b, "A.lat", rate, args.seconds, args.partitions)
+            rows.append(row(rate, direct, mirrored))
+            print(rows[-1], flush=True)
+        record(rows, args)
+    finally:
+        if mm is not None:
+            mm.stop()
+        a.stop()
+        b.stop()
+
+
+def wait_remote(b: Broker, topic: str, timeout: float = 120.0) -> None:
+    deadline = time.monotonic() + timeout
+    admin = AdminClient({"bootstrap.servers": b.bootstrap})
+    while time.monotonic() < deadline:
+        if topic in admin.list_topics(timeout=10).topics:
+            return
+        time.sleep(0.5)
+    raise RuntimeError(f"{topic} never appeared on B")
+
+
+def row(rate: float, direct: list[float], mirrored: list[float]) -> str:
+    d50, d99, m50, m99 = pct(direct, 50), pct(direct, 99), pct(mirrored, 50), pct(mirrored, 99)
+    return (f"| {rate:,.0f} | {len(mirrored):,} | {d50:.0f} / {d99:.0f} / {max(direct):.0f} | "
+            f"{m50:.0f} / {m99:.0f} / {max(mirrored):.0f} | {m50 - 2 * d50:+.0f} | {m99 - 2 * d99:+.0f} | "
+            f"{statistics.mean(mirrored):.0f} |")
+
+
+def record(rows: list[str], args: argparse.Namespace) -> None:
+    doc = REPO / "docs" / "benchmarks.md"
+    text = doc.read_text()
+    header = "## Replication latency (bench/latency_bench.py)"
+    table = ("| rec/s | records | direct hop p50 / p99 / max (ms) | mirror A->B p50 / p99 / max (ms) | added p50 "
+             "(mirror - 2 direct) | added p99 | mirror mean |\n|---|---|---|---|---|---|---|\n" + "\n".join(rows))
+    section = (f"{header}\n\nOne run, {time.strftime('%Y-%m-%d')}, {args.seconds:.0f} s per rate, "
+               f"{args.partitions} partitions, two Tansu brokers on loopback, a dedicated MirrorMaker process "
+               f"with default settings plus the test bed's Tansu client overrides.\n\n{table}\n")
+    if header in text:
+        start = text.index(header)
+        end = text.find("\n## ", start + len(header))
+        text = text[:start] + section + (text[end + 1:] if end != -1 else "")
+    else:
+        text = text.rstrip() + "\n\n" + section
+    doc.write_text(text)
+
+
+if __name__ == "__main__":
+    main()
