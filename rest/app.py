@@ -8,6 +8,7 @@ otherwise).
 One router per resource:
 
     rest.root                  /, /health
+    rest.console               /ui, /ui/state (the operator console; not Connect's)
     rest.admin                 /admin/loggers, /admin/loggers/{name}
     rest.connectors            /connectors, /connectors/{name}
     rest.connector_tasks       /connectors/{name}/status, /tasks, /tasks-config, /tasks/{task}/status
@@ -41,6 +42,7 @@ from rest import (
     connector_tasks,
     connector_topics,
     connectors,
+    console,
     errors,
     plugins,
     root,
@@ -119,6 +121,8 @@ def create_app(worker: Worker) -> FastAPI:
     app.include_router(connector_offsets.router(herder, routing))
     app.include_router(connector_topics.router(herder))
     app.include_router(plugins.router(herder))
+    app.include_router(console.router(console.Console(herder, worker.history, worker.worker_id,
+                                                      worker.config.settings.console_read_only)))
     app.add_middleware(_StripTrailingSlash)
     if worker.scope.name:
         app.add_middleware(_InLogScope, name=worker.scope.name)
