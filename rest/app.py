@@ -107,8 +107,11 @@ def create_app(worker: Worker) -> FastAPI:
         async def basic_auth(request: Request, call_next: Any) -> Any:
             # /health stays open for liveness/readiness probes, which carry no credentials.
             if request.url.path != "/health" and not auth.allows(request.headers.get("authorization")):
+                # A page's script (the console's, marked X-Requested-With) gets no challenge: the browser
+                # would hold its request behind a login dialog instead of letting the page report the 401.
+                scripted = "x-requested-with" in request.headers
                 return error(401, "Unauthorized: valid credentials are required",
-                             {"WWW-Authenticate": 'Basic realm="connect"'})
+                             None if scripted else {"WWW-Authenticate": 'Basic realm="connect"'})
             return await call_next(request)
 
     # Registered in the order of the paths in /openapi.json.

@@ -39,7 +39,8 @@ const base = new URL(location.pathname.replace(/ui\\/?$/, ''), location.origin);
 const POLL_MS = %(poll_ms)d;
 async function refresh() {
   try {
-    const r = await fetch(new URL('ui/state', base), {credentials: 'same-origin', cache: 'no-store'});
+    const r = await fetch(new URL('ui/state', base), {credentials: 'same-origin', cache: 'no-store',
+                                                      headers: {'X-Requested-With': 'XMLHttpRequest'}});
     if (!r.ok) { return; }
     const state = await r.json();
     for (const [id, html] of Object.entries(state.html)) {
@@ -53,9 +54,18 @@ async function act(button) {
   const msg = document.getElementById('message');
   const name = button.dataset.connector;
   const path = 'connectors/' + encodeURIComponent(name) + button.dataset.path;
-  const r = await fetch(new URL(path, base), {method: button.dataset.method, credentials: 'same-origin'});
-  msg.className = r.ok ? '' : 'refused';
-  msg.textContent = button.dataset.action + ' ' + name + ': HTTP ' + r.status + (r.ok ? '' : ' (refused)');
+  const what = button.dataset.action + ' ' + name + ': ';
+  msg.className = '';
+  msg.textContent = what + 'sent';
+  try {
+    const r = await fetch(new URL(path, base), {method: button.dataset.method, credentials: 'same-origin',
+                                                headers: {'X-Requested-With': 'XMLHttpRequest'}});
+    msg.className = r.ok ? '' : 'refused';
+    msg.textContent = what + 'HTTP ' + r.status + (r.ok ? '' : ' (refused)');
+  } catch (e) {
+    msg.className = 'refused';
+    msg.textContent = what + 'not sent (' + e + ')';
+  }
   refresh();
 }
 document.addEventListener('click', (e) => {
