@@ -81,16 +81,18 @@ def charts_html(history: MetricHistory, now: float) -> str:
 
 
 def partitions_html(history: MetricHistory, now: float) -> str:
-    """A row per topic-partition: its latest figures and its lag over the window."""
-    by_kind = {kind.key: history.series(kind.key) for kind in KINDS}
+    """A row per topic-partition: its latest figures and its lag over the window (per-group figures,
+    the checkpoint latencies, are in their chart only)."""
+    kinds = [kind for kind in KINDS if not kind.per_group]
+    by_kind = {kind.key: history.series(kind.key) for kind in kinds}
     names = sorted({name for series in by_kind.values() for name in series if name != TOTAL})
     if not names:
         return "<p>No topic-partitions reported yet.</p>"
-    head = "".join(f"<th>{escape(kind.title)}</th>" for kind in KINDS)
+    head = "".join(f"<th>{escape(kind.title)}</th>" for kind in kinds)
     rows = [f'<table id="partition-table"><tr><th>Topic-partition</th>{head}<th>Lag trend</th></tr>']
     for name in names:
         cells = "".join(f'<td class="num">{_number(by_kind[kind.key][name][-1][1])}</td>'
-                        if name in by_kind[kind.key] else "<td></td>" for kind in KINDS)
+                        if name in by_kind[kind.key] else "<td></td>" for kind in kinds)
         trend = sparkline(by_kind["lag_records"].get(name, []), now, history.window)
         rows.append(f'<tr class="partition"><td>{escape(name)}</td>{cells}<td>{trend}</td></tr>')
     rows.append("</table>")

@@ -36,6 +36,7 @@ class Kind:
     suffix: str
     scale: float
     combine: Callable[[list[float]], float]
+    per_group: bool = False  # series per consumer group and partition, not per partition
 
 
 KINDS = (
@@ -43,7 +44,7 @@ KINDS = (
     Kind("lag_seconds", "Lag (seconds, age of the newest record polled)", "_record_age_ms", 0.001, max),
     Kind("throughput", "Throughput (records/s)", "_record_rate", 1.0, sum),
     Kind("replication_latency_ms", "Replication latency (ms)", "_replication_latency_ms", 1.0, max),
-    Kind("checkpoint_latency_ms", "Checkpoint latency (ms)", "_checkpoint_latency_ms", 1.0, max),
+    Kind("checkpoint_latency_ms", "Checkpoint latency (ms)", "_checkpoint_latency_ms", 1.0, max, True),
 )
 _BY_SUFFIX = {kind.suffix: kind for kind in KINDS}
 
