@@ -8,6 +8,7 @@ otherwise).
 One router per resource:
 
     rest.root                  /, /health
+    rest.console               /ui, /ui/state (the operator console; not Connect's)
     rest.admin                 /admin/loggers, /admin/loggers/{name}
     rest.connectors            /connectors, /connectors/{name}
     rest.connector_tasks       /connectors/{name}/status, /tasks, /tasks-config, /tasks/{task}/status
@@ -41,6 +42,7 @@ from rest import (
     connector_tasks,
     connector_topics,
     connectors,
+    console,
     errors,
     plugins,
     root,
@@ -105,8 +107,11 @@ def create_app(worker: Worker) -> FastAPI:
         async def basic_auth(request: Request, call_next: Any) -> Any:
             # /health stays open for liveness/readiness probes, which carry no credentials.
             if request.url.path != "/health" and not auth.allows(request.headers.get("authorization")):
+                # A page's script (the console's, marked X-Requested-With) gets no challenge: the browser
+                # would hold its request behind a login dialog instead of letting the page report the 401.
+                scripted = "x-requested-with" in request.headers
                 return error(401, "Unauthorized: valid credentials are required",
-                             {"WWW-Authenticate": 'Basic realm="connect"'})
+                             None if scripted else {"WWW-Authenticate": 'Basic realm="connect"'})
             return await call_next(request)
 
     # Registered in the order of the paths in /openapi.json.
@@ -119,6 +124,8 @@ def create_app(worker: Worker) -> FastAPI:
     app.include_router(connector_offsets.router(herder, routing))
     app.include_router(connector_topics.router(herder))
     app.include_router(plugins.router(herder))
+    app.include_router(console.router(console.Console(herder, worker.history, worker.worker_id,
+                                                      worker.config.settings.console_read_only)))
     app.add_middleware(_StripTrailingSlash)
     if worker.scope.name:
         app.add_middleware(_InLogScope, name=worker.scope.name)

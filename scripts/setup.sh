@@ -11,8 +11,9 @@ if [ -z "$PY" ]; then
   done
 fi
 [ -n "$PY" ] || { echo "error: Python >= 3.11 is required" >&2; exit 1; }
-# Debian packages the tests use (real TLS endpoints: stunnel in front of the test brokers).
-DEBS="stunnel4"
+# Debian packages the tests use (real TLS endpoints: stunnel in front of the test brokers; the operator
+# console's browser test: headless Chromium and its WebDriver).
+DEBS="stunnel4 chromium chromium-driver"
 missing=""
 for pkg in $DEBS; do dpkg -s "$pkg" >/dev/null 2>&1 || missing="$missing $pkg"; done
 if [ -n "$missing" ]; then

@@ -132,6 +132,12 @@ WORKER_CONFIG = ConfigDef([
     ConfigKey("rest.basic.auth.credentials.file", S, "", L,
               "Credentials for basic auth (`user: password[,role]` lines); default: the file= of the "
               "PropertyFileLoginModule in the JAAS file named by KAFKA_OPTS, as Connect reads it."),
+    ConfigKey("console.read.only", B, False, L,
+              "The operator console (GET /ui) shows no actions (pause, resume, restart failed tasks, stop); "
+              "the REST API itself is unchanged (protect it with basic auth)."),
+    ConfigKey("console.sample.interval.ms", INT, 5000, L,
+              "How often the worker samples its metrics into the console's 15-minute history.",
+              validator=at_least(100)),
 ])
 
 # Prefixes Connect defines on workers (client overrides, internal-topic settings, REST/TLS).

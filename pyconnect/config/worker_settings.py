@@ -50,6 +50,8 @@ class WorkerSettings:
     rest_advertised_host_name: str | None
     rest_advertised_port: int | None
     rest_advertised_listener: str | None
+    console_read_only: bool
+    console_sample_interval_ms: int
 
     @property
     def exactly_once(self) -> bool:

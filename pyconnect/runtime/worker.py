@@ -24,6 +24,7 @@ from pyconnect.runtime.fencing import fence_pending
 from pyconnect.runtime.handover import HandOver
 from pyconnect.runtime.internal_topics import InternalTopics, LogFactory, kafka_log_factory, own_offset_store
 from pyconnect.runtime.membership import Assignment, Membership
+from pyconnect.runtime.metric_history import MetricHistory
 from pyconnect.runtime.source_runner import ConnectorOffsetReader, RunnerSettings
 from pyconnect.runtime.task_factory import TaskFactory, TaskRunner
 from pyconnect.runtime.task_setup import TaskSetup
@@ -85,6 +86,7 @@ class Worker:
         self._lock = threading.Lock()
         self._logger_levels: dict[str, str] = {}
         self._collector = WorkerCollector(self, self.scope.labels)
+        self.history = MetricHistory(self, self.scope.labels, config.settings.console_sample_interval_ms / 1000.0)
         self._stopping = threading.Event()
         self._thread: threading.Thread | None = None
         self._generation = 0
@@ -112,6 +114,7 @@ class Worker:
         self._restarts_seen = {n: r.seq for n, r in self.configs.snapshot().restarts.items()}
         self.membership.start()
         metrics.register(self._collector)
+        self.history.start()
         if self.config.settings.metrics_prometheus_port:
             metrics.start_endpoint(self.config.settings.metrics_prometheus_port)
         self._thread = context_thread(self._loop, "worker-loop")
@@ -134,6 +137,7 @@ class Worker:
         for store in (self.statuses, self.offsets, self.configs):
             store.stop(_left(deadline, 0.1))
         metrics.unregister(self._collector)
+        self.history.stop()
         self.log_levels.close()
         log.info("worker %s stopped", self.worker_id)
 
