@@ -44,6 +44,11 @@ def _check_deletions(config: Mapping[str, str], values: dict[str, ConfigValue]) 
 
 
 _BACKFILL_KEY = "backfill.assigned.partitions"  # set on the batch task's config only
+# Each streaming task holds two Kafka clients (consumer, offset-sync producer), and librdkafka's Python
+# binding takes a thread-local key per client: a process has 1,024 (PTHREAD_KEYS_MAX), so ~500 tasks
+# crash a worker ("Failed to initialize thread local storage"). tasks.max is an upper bound (Connect's
+# contract), so a larger value gets this many tasks, each with a larger share of the partitions.
+MAX_STREAMING_TASKS = 100
 
 
 @dataclass
@@ -217,8 +222,10 @@ class MirrorSourceConnector(SourceConnector):
                             _BACKFILL_KEY: ",".join(f"{t}-{p}" for t, p in sorted(self._batch_assigned))})
         else:
             self._batch_assigned = set()
+        if not tps and not self._backfill:
+            self._explain_no_tasks()
         if tps:
-            count = min(max_tasks, len(tps))
+            count = self._task_count(max_tasks, len(tps))
             buckets: list[list[str]] = [[] for _ in range(count)]
             for i, (topic, partition) in enumerate(tps):
                 buckets[i % count].append(f"{topic}-{partition}")
@@ -227,6 +234,22 @@ class MirrorSourceConnector(SourceConnector):
             configs += [{**raw, "task.assigned.partitions": ",".join(b), "task.index": str(len(configs) + i)}
                         for i, b in enumerate(buckets)]
         return configs
+
+    def _task_count(self, max_tasks: int, partitions: int) -> int:
+        count = min(max_tasks, partitions)
+        if count > MAX_STREAMING_TASKS:
+            log.warning("tasks.max=%d over %d partition(s) would start %d tasks; using %d (at most %d per connector: "
+                        "each task holds 2 Kafka clients and a worker process fits ~1,000), about %d partition(s) "
+                        "each", max_tasks, partitions, count, MAX_STREAMING_TASKS, MAX_STREAMING_TASKS,
+                        -(-partitions // MAX_STREAMING_TASKS))
+            count = MAX_STREAMING_TASKS
+        return count
+
+    def _explain_no_tasks(self) -> None:
+        """MM2 runs a connector that matches no topic with no tasks (status RUNNING, tasks []): say why."""
+        log.info("no source topic on %s matches topics=%s (topics.exclude=%s): running with 0 tasks until a "
+                 "matching topic appears (checked every refresh.topics.interval.seconds)", self.cfg.source,
+                 ",".join(self.cfg["topics"]), ",".join(self.cfg["topics.exclude"] or []))
 
     def stop(self) -> None:
         stop = getattr(self, "_stop", None)

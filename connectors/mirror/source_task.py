@@ -186,5 +186,10 @@ class MirrorSourceTask(MessageRunTask):
         stopping.set()
         if threading.current_thread() is not getattr(self, "_thread", None):
             return  # signalled from another thread: the task thread closes the consumer
+        if getattr(self, "metrics", None) is None:  # start() failed part-way: close what it opened
+            consumer = getattr(self, "consumer", None)
+            if consumer is not None:
+                consumer.close()
+            return
         self._publish()
         self.consumer.close()  # held-back syncs go out in the runner's final commit()

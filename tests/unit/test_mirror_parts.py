@@ -10,7 +10,7 @@ from connectors.mirror.filters import (
 from connectors.mirror.formats import Checkpoint, Heartbeat, OffsetSync
 from connectors.mirror.offset_sync_writer import OffsetSyncWriter
 from connectors.mirror.policy import DefaultReplicationPolicy, IdentityReplicationPolicy, load_policy
-from connectors.mirror.source_connector import MirrorSourceConnector
+from connectors.mirror.source_connector import MAX_STREAMING_TASKS, MirrorSourceConnector
 from connectors.mirror.source_task import parse_partitions
 from connectors.mirror.topics import TopicSelector
 
@@ -129,3 +129,17 @@ def test_connect_per_connector_overrides_stay_out_of_mm2_clients() -> None:
            "producer.linger.ms": "5"}
     conf = client_settings(raw, "target", "producer")
     assert conf["linger.ms"] == "5" and not any(k.startswith("override.") for k in conf)
+
+
+def test_task_count_stops_at_what_one_worker_fits(caplog: pytest.LogCaptureFixture) -> None:
+    """MirrorSourceConnector.taskConfigs takes min(tasks.max, partitions); past MAX_STREAMING_TASKS the
+    partitions are dealt over that many tasks instead (issue 18: 500 tasks exhaust a process's client slots)."""
+    c = MirrorSourceConnector()
+    c.cfg = type("C", (), {"__getitem__": lambda self, k: True})()
+    c.raw = {}
+    c._partitions = {f"t{i}": 4 for i in range(500)}
+    with caplog.at_level("WARNING"):
+        configs = c.task_configs(1000)
+    assert len(configs) == MAX_STREAMING_TASKS
+    assert {len(cfg["task.assigned.partitions"].split(",")) for cfg in configs} == {2000 // MAX_STREAMING_TASKS}
+    assert "tasks.max=1000 over 2000 partition(s) would start 1000 tasks" in caplog.text
