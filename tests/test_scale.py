@@ -46,6 +46,8 @@ def many_partitions(cluster_factory: Any, broker: Broker, broker_b: Broker, uniq
     cluster: Cluster = cluster_factory(on=broker_b)
     (w,) = cluster.start(1)
     config = mirror_source(broker, broker_b, {"topics": f"sc{unique}-.*", "tasks.max": "1000",
+                                             # the shared broker may hold `heartbeats`, which MM2 always copies
+                                             "heartbeats.replication.enabled": "false",
                                              "refresh.topics.interval.seconds": "600"})
     started = time.monotonic()
     assert w.request("POST", "/connectors", {"name": "mm", "config": config}).status_code == 201
@@ -91,7 +93,8 @@ def test_pattern_matching_no_topic_runs_with_no_tasks(cluster_factory: Any, brok
     (w,) = cluster.start(1)
     pattern = f"nothing{unique}-.*"
     assert w.request("POST", "/connectors", {"name": "empty", "config": mirror_source(
-        broker, broker_b, {"topics": pattern, "tasks.max": "4"})}).status_code == 201
+        broker, broker_b, {"topics": pattern, "tasks.max": "4",
+                           "heartbeats.replication.enabled": "false"})}).status_code == 201
 
     def settled() -> dict[str, Any] | None:
         r = w.request("GET", "/connectors/empty/status")
