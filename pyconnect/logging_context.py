@@ -73,10 +73,11 @@ class JsonFormatter(logging.Formatter):
 TEXT_FORMAT = "[%(asctime)s] %(levelname)s %(connect_context)s%(message)s (%(name)s)"
 
 
-def configure(level: str = "INFO", fmt: str = "text", filters: tuple[logging.Filter, ...] = ()) -> None:
-    """One stderr handler on the root logger, tagging records and applying `filters` (the runtime's
-    per-scope level filter) to every record that reaches it."""
-    handler = logging.StreamHandler()
+def configure(level: str = "INFO", fmt: str = "text", filters: tuple[logging.Filter, ...] = (),
+              log_file: str | None = None) -> None:
+    """One handler on the root logger (stderr, or `log_file` when given), tagging records and applying
+    `filters` (the runtime's per-scope level filter) to every record that reaches it."""
+    handler: logging.Handler = logging.FileHandler(log_file) if log_file else logging.StreamHandler()
     handler.addFilter(ContextFilter())
     for extra in filters:
         handler.addFilter(extra)

@@ -23,13 +23,15 @@ log = logging.getLogger("pyconnect")
 
 
 
-def setup_logging(level: str = "INFO", fmt: str | None = None) -> None:
+def setup_logging(level: str = "INFO", fmt: str | None = None, log_file: str | None = None) -> None:
     from pyconnect.logging_context import configure
     from pyconnect.runtime.flow_loggers import LevelFilter
 
     # LevelFilter: a level set through one flow of a dedicated process applies to that flow's records.
-    configure(level, fmt or os.environ.get("PYCONNECT_LOG_FORMAT", "text"), (LevelFilter(),))
+    configure(level, fmt or os.environ.get("PYCONNECT_LOG_FORMAT", "text"), (LevelFilter(),), log_file)
     logging.getLogger("uvicorn.access").setLevel(logging.WARNING)
+    # httpx logs every request at INFO (the workers forward REST calls to the leader with it).
+    logging.getLogger("httpx").setLevel(logging.WARNING)
     # librdkafka reports every broker disconnect at INFO/NOTICE; they are retried, keep them at DEBUG.
     logging.getLogger("librdkafka").setLevel(max(logging.WARNING, logging.getLogger().level))
 
@@ -142,6 +144,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    if args.command == "demo":
+        from replikafka.demo import run_demo
+
+        # The demo's terminal shows its live table only: the log goes to a file it names.
+        return run_demo(args.duration, lambda path: setup_logging(args.log_level, args.log_format, path))
     setup_logging(args.log_level, args.log_format)
     if args.command == "distributed":
         return run_distributed(args.worker_properties)
@@ -153,10 +160,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         return offsets_cli.run(args)
     if args.command == "backfill":
         return backfill_cli.run(args)
-    if args.command == "demo":
-        from replikafka.demo import run_demo
-
-        return run_demo(args.duration)
     return 2
 
 

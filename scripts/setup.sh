@@ -26,5 +26,17 @@ fi
 if [ ! -x .venv/bin/python ]; then
   "$PY" -m venv .venv
 fi
-.venv/bin/python -m pip install --quiet --upgrade pip
-.venv/bin/python -m pip install --quiet -e '.[test]'
+# Install once per pyproject.toml: the demo and test commands run this first, and pip's build output
+# would bury their own. pip writes to .venv/setup.log; on failure its tail is shown.
+stamp=".venv/.installed-$(sha256sum pyproject.toml | cut -c1-16)"
+if [ ! -e "$stamp" ]; then
+  echo "installing replikafka and its dependencies into .venv (log: .venv/setup.log) ..." >&2
+  if ! { .venv/bin/python -m pip install --upgrade pip && .venv/bin/python -m pip install -e '.[test]'; } \
+      > .venv/setup.log 2>&1; then
+    tail -n 40 .venv/setup.log >&2
+    echo "error: installing into .venv failed (full log: .venv/setup.log)" >&2
+    exit 1
+  fi
+  rm -f .venv/.installed-*
+  touch "$stamp"
+fi
