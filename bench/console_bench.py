@@ -78,13 +78,21 @@ class _Statuses:
     """The herder's status reads, answered from memory: 4 connectors of 4 tasks, one task failed."""
 
     def connectors(self) -> list[str]:
-        return ["mm", "mm-checkpoint", "mm-heartbeat", "sink"]
+        return ["mm", "mm-checkpoint", "mm-heartbeat", "mm-backfill", "sink"]
 
     def connector_status(self, name: str) -> ConnectorStateInfo:
         tasks = [TaskState(State.RUNNING, "10.0.0.1:8083", id=i) for i in range(3)]
         tasks.append(TaskState(State.FAILED, "10.0.0.2:8083", "java.lang.RuntimeException: drill\n\tat x\n" * 20,
                                id=3))
+        if name == "mm-backfill":
+            tasks = [TaskState(State.RUNNING, "10.0.0.1:8083", id=0, progress={
+                "state": "copying", "records_copied": 1_200_000, "records_total": 3_000_000,
+                "rate_records_per_second": 95_000.0, "eta_seconds": 18.9, "topics": {}})]
         return ConnectorStateInfo(name, ConnectorState(State.RUNNING, "10.0.0.1:8083"), tasks, "source")
+
+    def connector_config(self, name: str) -> dict[str, str]:
+        aliases = {} if name == "sink" else {"source.cluster.alias": "A", "target.cluster.alias": "B"}
+        return {"name": name, **aliases}
 
 
 def in_process(partitions: int, loads: int) -> list[float]:
@@ -104,6 +112,7 @@ def in_process(partitions: int, loads: int) -> list[float]:
     client = TestClient(app)
     first = client.get("/ui")
     assert first.status_code == 200 and first.text.count('<tr class="partition">') == partitions, "incomplete page"
+    assert first.text.count('<tr class="flow"') == 1 and first.text.count('<tr class="backfill"') == 1, "no flows"
     return _timed(lambda: client.get("/ui"), loads)
 
 

@@ -19,6 +19,7 @@ from pyconnect.runtime.metric_history import KINDS, MetricHistory
 from pyconnect.runtime.results import ConnectorStateInfo
 from rest import bodies
 from rest.console_charts import charts_html, partitions_html
+from rest.console_flows import backfill_html, flows, flows_html
 from rest.console_page import Json, connectors_html, page
 
 POLL_MS = 3000
@@ -30,6 +31,8 @@ class StatusSource(Protocol):
     def connectors(self) -> list[str]: ...
 
     def connector_status(self, name: str) -> ConnectorStateInfo: ...
+
+    def connector_config(self, name: str) -> dict[str, str]: ...
 
 
 class Console:
@@ -49,10 +52,21 @@ class Console:
                 continue
         return out
 
+    def configs(self, statuses: list[Json]) -> dict[str, dict[str, str]]:
+        out = {}
+        for status in statuses:
+            try:
+                out[str(status["name"])] = self.herder.connector_config(str(status["name"]))
+            except NotFound:
+                continue
+        return out
+
     def sections(self, statuses: list[Json]) -> dict[str, str]:
         """The page's sections by element id (the page and `/ui/state` render the same)."""
         now = time.time()
-        return {"connectors": connectors_html(statuses, self.read_only),
+        return {"flows": flows_html(flows(statuses, self.configs(statuses))),
+                "backfills": backfill_html(statuses),
+                "connectors": connectors_html(statuses, self.read_only),
                 "charts": charts_html(self.history, now),
                 "partitions": partitions_html(self.history, now)}
 

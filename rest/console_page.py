@@ -122,6 +122,8 @@ def page(sections: Mapping[str, str], worker_id: str, read_only: bool, poll_ms: 
         f"<h1>replikafka operator console{mode}</h1>"
         f"<p>Worker <b>{escape(worker_id)}</b>; updated <span id=\"updated\">now</span></p>"
         "<div id=\"message\"></div>"
+        f"<h2>Flows</h2><div id=\"flows\">{sections['flows']}</div>"
+        f"<div id=\"backfills\">{sections['backfills']}</div>"
         f"<h2>Connectors and tasks</h2><div id=\"connectors\">{sections['connectors']}</div>"
         f"<h2>Last 15 minutes</h2><div id=\"charts\">{sections['charts']}</div>"
         f"<h2>Topic-partitions</h2><div id=\"partitions\">{sections['partitions']}</div>"

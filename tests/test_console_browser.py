@@ -123,6 +123,8 @@ def check_console(driver: webdriver.Chrome, worker: WorkerProcess, tmp_path: Pat
     wait_for(lambda: all(points(driver, kind) > n for kind, n in seen.items()), 15, "charts that grow")
     assert driver.find_elements(By.CSS_SELECTOR, "svg.chart[data-kind=throughput] polyline")
     assert "A.ui" in driver.find_element(By.ID, "partitions").text, "the remote topic's partitions"
+    flow = driver.find_element(By.CSS_SELECTOR, "tr.flow[data-flow='A-B']").text
+    assert "A \u2192 B" in flow and "mm RUNNING" in flow, flow
 
     assert "HTTP 202" in message_after(driver, "pause-mm")
     wait_for(lambda: state_of(worker, "mm")() == "PAUSED", 15, "mm paused (REST status)")
