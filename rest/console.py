@@ -64,7 +64,8 @@ class Console:
     def sections(self, statuses: list[Json]) -> dict[str, str]:
         """The page's sections by element id (the page and `/ui/state` render the same)."""
         now = time.time()
-        return {"flows": flows_html(flows(statuses, self.configs(statuses))),
+        hops = self.history.current("_upstream_replication_hops")
+        return {"flows": flows_html(flows(statuses, self.configs(statuses), hops)),
                 "backfills": backfill_html(statuses),
                 "connectors": connectors_html(statuses, self.read_only),
                 "charts": charts_html(self.history, now),

@@ -2,7 +2,9 @@
 
 A flow is a source -> target pair, read from the connectors' `source.cluster.alias` and
 `target.cluster.alias` (what MirrorMaker 2's three connectors carry; other connectors have no flow and
-are listed under the connectors only). A backfill's progress is what its batch task reports in its
+are listed under the connectors only). Its target's upstream clusters and their hops come from the
+MirrorSourceConnector's gauge (connectors/mirror/upstream_hops.py: heartbeat topic names, as MM2's
+MirrorClient reads them). A backfill's progress is what its batch task reports in its
 status (`progress`: records copied of the total, rate, ETA), so the console shows what `GET
 /connectors/{name}/status` shows.
 """
@@ -24,14 +26,19 @@ class Flow:
     source: str
     target: str
     connectors: list[tuple[str, str]] = field(default_factory=list)  # (name, state)
+    upstreams: dict[str, int] = field(default_factory=dict)  # alias -> hops to the target
 
     @property
     def label(self) -> str:
         return f"{self.source} \u2192 {self.target}"
 
 
-def flows(statuses: Sequence[Json], configs: Mapping[str, Mapping[str, str]]) -> list[Flow]:
-    """The flows of the connectors whose configs name a source and a target cluster, in name order."""
+Current = Sequence[tuple[Mapping[str, str], float]]
+
+
+def flows(statuses: Sequence[Json], configs: Mapping[str, Mapping[str, str]], hops: Current = ()) -> list[Flow]:
+    """The flows of the connectors whose configs name a source and a target cluster, in name order,
+    with the upstream clusters their target hears from (`hops`: MirrorSourceConnector's gauge samples)."""
     found: dict[tuple[str, str], Flow] = {}
     for status in statuses:
         config = configs.get(str(status["name"]), {})
@@ -40,6 +47,10 @@ def flows(statuses: Sequence[Json], configs: Mapping[str, Mapping[str, str]]) ->
             continue
         flow = found.setdefault((source, target), Flow(source, target))
         flow.connectors.append((str(status["name"]), str(status["connector"].get("state", ""))))
+    for labels, value in hops:
+        heard = found.get((labels.get("source", ""), labels.get("target", "")))
+        if heard is not None and "upstream" in labels:
+            heard.upstreams[labels["upstream"]] = int(value)
     return [found[key] for key in sorted(found)]
 
 
@@ -47,12 +58,15 @@ def flows_html(found: Sequence[Flow]) -> str:
     """One row per flow: its connectors and their states."""
     if not found:
         return "<p>No MirrorMaker 2 flows on this worker.</p>"
-    rows = ['<table id="flow-table"><tr><th>Flow</th><th>Connectors</th></tr>']
+    rows = ['<table id="flow-table"><tr><th>Flow</th><th>Connectors</th>'
+            '<th>Upstream clusters of the target (hops, from heartbeats)</th></tr>']
     for flow in found:
         connectors = ", ".join(f'{escape(name)} <span class="state-{escape(state)}">{escape(state)}</span>'
                                for name, state in flow.connectors)
+        upstreams = ", ".join(f"{escape(alias)} ({hops})" for alias, hops in
+                              sorted(flow.upstreams.items(), key=lambda item: (item[1], item[0]))) or "-"
         rows.append(f'<tr class="flow" data-flow="{escape(flow.source)}-{escape(flow.target)}">'
-                    f"<td><b>{escape(flow.label)}</b></td><td>{connectors}</td></tr>")
+                    f"<td><b>{escape(flow.label)}</b></td><td>{connectors}</td><td>{upstreams}</td></tr>")
     rows.append("</table>")
     return "".join(rows)
 

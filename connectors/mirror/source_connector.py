@@ -16,6 +16,7 @@ from connectors.mirror.config import SOURCE, MirrorConfig
 from connectors.mirror.source_task import MirrorSourceTask
 from connectors.mirror.topic_deletions import TopicDeletions
 from connectors.mirror.topics import RemoteTopics, TopicSelector
+from connectors.mirror.upstream_hops import UpstreamHops
 from pyconnect.api import BatchTask, ConfigDef, ConfigValue, ExactlyOnceSupport, SourceConnector, SourceTask
 from pyconnect.kafka.admin import TopicSpec
 from pyconnect.logging_context import context_thread
@@ -102,6 +103,7 @@ class MirrorSourceConnector(SourceConnector):
         self._stop = threading.Event()
         self._partitions: dict[str, int] = {}
         self._deletions: TopicDeletions | None = None
+        self.upstreams = UpstreamHops(self.cfg.source, self.cfg.target, policy, getattr(self.context, "metrics", None))
         if not self.cfg["enabled"]:
             log.info("%s->%s replication is disabled (enabled=false)", self.cfg.source, self.cfg.target)
             return
@@ -137,7 +139,11 @@ class MirrorSourceConnector(SourceConnector):
 
     def _background(self) -> None:
         """Periodic refresh of topics, configs and ACLs (MM2's scheduler)."""
-        jobs: list[_Job] = []
+        # The target's upstream clusters (heartbeat topic names) on the topic refresh schedule; first at once.
+        upstreams = _Job(float(self.cfg["refresh.topics.interval.seconds"]),
+                         lambda: self.upstreams.refresh(self.target_admin.topic_partitions()))
+        upstreams.due = 0.0
+        jobs: list[_Job] = [upstreams]
         if self.cfg["refresh.topics.enabled"]:
             jobs.append(_Job(float(self.cfg["refresh.topics.interval.seconds"]), self._refresh_topics))
         if self.cfg["sync.topic.configs.enabled"]:
@@ -148,8 +154,6 @@ class MirrorSourceConnector(SourceConnector):
         if self.cfg["sync.topic.acls.enabled"]:
             jobs.append(_Job(float(self.cfg["sync.topic.acls.interval.seconds"]),
                              lambda: self.remote.sync_acls(set(self._partitions))))
-        if not jobs:
-            return
         while not self._stop.wait(max(0.0, min(j.due for j in jobs) - time.monotonic())):
             for job in jobs:
                 if time.monotonic() >= job.due:

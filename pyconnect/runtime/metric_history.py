@@ -47,6 +47,10 @@ KINDS = (
     Kind("checkpoint_latency_ms", "Checkpoint latency (ms)", "_checkpoint_latency_ms", 1.0, max, True),
 )
 _BY_SUFFIX = {kind.suffix: kind for kind in KINDS}
+# Figures the console shows as current values, not charts (by metric-name ending): where a flow's target
+# hears from (MirrorSourceConnector's upstream hops) and each group's newest checkpoint.
+CURRENT = ("_upstream_replication_hops", "_checkpoint_timestamp_seconds")
+Current = list[tuple[dict[str, str], float]]
 
 
 def series_name(labels: Mapping[str, str]) -> str:
@@ -67,6 +71,7 @@ class MetricHistory:
         self.interval, self.window = interval, window
         self._capacity = int(window / interval) + 1
         self._series: dict[str, dict[str, deque[Point]]] = {kind.key: {} for kind in KINDS}
+        self._current: dict[str, Current] = {}  # replaced whole at each sample
         self._lock = threading.Lock()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
@@ -93,7 +98,12 @@ class MetricHistory:
         """Read the worker's metrics once and append what the console charts (`now`: wall-clock seconds)."""
         at = time.time() if now is None else now
         found: dict[str, dict[str, float]] = {kind.key: {} for kind in KINDS}
+        current: dict[str, Current] = {}
         for family in self._collector.collect():
+            ending = next((s for s in CURRENT if family.name.endswith(s)), None)
+            if ending is not None:
+                current.setdefault(ending, []).extend((dict(s.labels), s.value) for s in family.samples)
+                continue
             kind = _BY_SUFFIX.get(next((s for s in _BY_SUFFIX if family.name.endswith(s)), ""))
             if kind is None:
                 continue
@@ -102,6 +112,7 @@ class MetricHistory:
                 values = found[kind.key]
                 values[name] = max(values.get(name, 0.0), sample.value * kind.scale)
         with self._lock:
+            self._current = current
             for kind in KINDS:
                 values = found[kind.key]
                 if values:
@@ -121,3 +132,8 @@ class MetricHistory:
         """The points of each series of `kind` (one of KINDS' keys), oldest first, within the window."""
         with self._lock:
             return {name: list(points) for name, points in self._series[kind].items()}
+
+    def current(self, ending: str) -> Current:
+        """The latest sample's values of the figure named `ending` (one of CURRENT), with their labels."""
+        with self._lock:
+            return list(self._current.get(ending, []))

@@ -1,0 +1,60 @@
+"""Where a flow's target hears from: upstream clusters and hops from heartbeats, on the console and in
+Prometheus (issue 16: "upstream clusters and hops from heartbeats").
+
+A ring of three flows in one dedicated process, A->B, B->C and C->A, with heartbeats on. B's heartbeat
+topics become `A.heartbeats` (A's, one hop) and `A.C.heartbeats` (C's, through A: two hops), which is
+what MM2's MirrorClient.replicationHops answers for B (MirrorClientTest.testReplicationHops reads the
+same names). Fresh brokers: a shared one may hold heartbeat topics of other tests.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+
+from pyconnect.testing.brokers import Broker, free_port, start_tansu
+from tests.harness.mirror import mm2_settings
+from tests.harness.workers import wait_for
+from tests.test_metrics import sample
+from tests.test_mirror_topologies import MirrorMakerProcess
+
+HOPS = "kafka_connect_mirror_mirrorsourceconnector_upstream_replication_hops"
+
+
+@pytest.fixture
+def ring() -> Iterator[dict[str, Broker]]:
+    brokers = {alias: start_tansu(alias) for alias in ("A", "B", "C")}
+    yield brokers
+    for b in brokers.values():
+        b.stop()
+
+
+def test_a_flows_upstream_clusters_and_hops(tmp_path: Path, ring: dict[str, Broker]) -> None:
+    port = free_port()
+    path = tmp_path / "mm2.properties"
+    path.write_text("clusters = A, B, C\n" + "".join(f"{a}.bootstrap.servers = {b.bootstrap}\n"
+                                                     for a, b in ring.items())
+                    + "A->B.enabled = true\nB->C.enabled = true\nC->A.enabled = true\n"
+                    + "topics = none\nrefresh.topics.interval.seconds = 1\nemit.heartbeats.interval.seconds = 1\n"
+                    + f"B.metrics.prometheus.port = {port}\n" + mm2_settings(ring).replace(
+                        "refresh.topics.interval.seconds=2\n", ""))
+    mm = MirrorMakerProcess(path, tmp_path / "mm.log")
+    try:
+        def upstreams() -> str | None:
+            page = httpx.get(f"http://127.0.0.1:{mm.port}/A/B/ui", timeout=5)
+            row = re.search(r'<tr class="flow" data-flow="A-B">(.*?)</tr>', page.text) if page.status_code == 200 \
+                else None
+            return row.group(1) if row and "C (2)" in row.group(1) else None
+        row = wait_for(upstreams, 120, "B's upstream clusters on the A->B console")
+        assert "A (1), C (2)" in row, row
+        assert "MirrorSourceConnector" in row and "RUNNING" in row, row
+        scrape = httpx.get(f"http://127.0.0.1:{port}/metrics", timeout=5).text
+        assert sample(scrape, HOPS, source="A", target="B", upstream="A") == 1, scrape[-3000:]
+        assert sample(scrape, HOPS, source="A", target="B", upstream="C") == 2
+        assert sample(scrape, HOPS, source="A", target="B", upstream="B") is None, "a cluster is not its own upstream"
+    finally:
+        mm.stop()
