@@ -65,7 +65,8 @@ class Console:
         """The page's sections by element id (the page and `/ui/state` render the same)."""
         now = time.time()
         hops = self.history.current("_upstream_replication_hops")
-        return {"flows": flows_html(flows(statuses, self.configs(statuses), hops)),
+        checkpoints = self.history.current("_checkpoint_timestamp_seconds")
+        return {"flows": flows_html(flows(statuses, self.configs(statuses), hops, checkpoints), now),
                 "backfills": backfill_html(statuses),
                 "connectors": connectors_html(statuses, self.read_only),
                 "charts": charts_html(self.history, now),

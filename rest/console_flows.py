@@ -27,6 +27,7 @@ class Flow:
     target: str
     connectors: list[tuple[str, str]] = field(default_factory=list)  # (name, state)
     upstreams: dict[str, int] = field(default_factory=dict)  # alias -> hops to the target
+    checkpoints: dict[str, float] = field(default_factory=dict)  # group -> when its checkpoints were current
 
     @property
     def label(self) -> str:
@@ -36,9 +37,11 @@ class Flow:
 Current = Sequence[tuple[Mapping[str, str], float]]
 
 
-def flows(statuses: Sequence[Json], configs: Mapping[str, Mapping[str, str]], hops: Current = ()) -> list[Flow]:
+def flows(statuses: Sequence[Json], configs: Mapping[str, Mapping[str, str]], hops: Current = (),
+          checkpoints: Current = ()) -> list[Flow]:
     """The flows of the connectors whose configs name a source and a target cluster, in name order,
-    with the upstream clusters their target hears from (`hops`: MirrorSourceConnector's gauge samples)."""
+    with the upstream clusters their target hears from (`hops`: MirrorSourceConnector's gauge samples)
+    and when each group's checkpoints were last brought up to date (MirrorCheckpointConnector's)."""
     found: dict[tuple[str, str], Flow] = {}
     for status in statuses:
         config = configs.get(str(status["name"]), {})
@@ -51,22 +54,34 @@ def flows(statuses: Sequence[Json], configs: Mapping[str, Mapping[str, str]], ho
         heard = found.get((labels.get("source", ""), labels.get("target", "")))
         if heard is not None and "upstream" in labels:
             heard.upstreams[labels["upstream"]] = int(value)
+    for labels, value in checkpoints:
+        checked = found.get((labels.get("source", ""), labels.get("target", "")))
+        if checked is not None and "group" in labels:
+            checked.checkpoints[labels["group"]] = max(value, checked.checkpoints.get(labels["group"], 0.0))
     return [found[key] for key in sorted(found)]
 
 
-def flows_html(found: Sequence[Flow]) -> str:
-    """One row per flow: its connectors and their states."""
+def _ages(flow: Flow, now: float) -> str:
+    """Each group's checkpoint age, the oldest first (what an operator looks for)."""
+    ages = sorted(((max(0.0, now - at), group) for group, at in flow.checkpoints.items()), reverse=True)
+    return ", ".join(f'<span class="checkpoint" data-group="{escape(group, quote=True)}">{escape(group)}: '
+                     f"{_seconds(age)}</span>" for age, group in ages) or "-"
+
+
+def flows_html(found: Sequence[Flow], now: float) -> str:
+    """One row per flow: its connectors and their states, the target's upstreams, checkpoint ages."""
     if not found:
         return "<p>No MirrorMaker 2 flows on this worker.</p>"
     rows = ['<table id="flow-table"><tr><th>Flow</th><th>Connectors</th>'
-            '<th>Upstream clusters of the target (hops, from heartbeats)</th></tr>']
+            '<th>Upstream clusters of the target (hops, from heartbeats)</th><th>Checkpoint age per group</th></tr>']
     for flow in found:
         connectors = ", ".join(f'{escape(name)} <span class="state-{escape(state)}">{escape(state)}</span>'
                                for name, state in flow.connectors)
         upstreams = ", ".join(f"{escape(alias)} ({hops})" for alias, hops in
                               sorted(flow.upstreams.items(), key=lambda item: (item[1], item[0]))) or "-"
         rows.append(f'<tr class="flow" data-flow="{escape(flow.source)}-{escape(flow.target)}">'
-                    f"<td><b>{escape(flow.label)}</b></td><td>{connectors}</td><td>{upstreams}</td></tr>")
+                    f"<td><b>{escape(flow.label)}</b></td><td>{connectors}</td><td>{upstreams}</td>"
+                    f"<td>{_ages(flow, now)}</td></tr>")
     rows.append("</table>")
     return "".join(rows)
 
