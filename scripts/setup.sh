@@ -12,8 +12,9 @@ if [ -z "$PY" ]; then
 fi
 [ -n "$PY" ] || { echo "error: Python >= 3.11 is required" >&2; exit 1; }
 # Debian packages the tests use (real TLS endpoints: stunnel in front of the test brokers; the operator
-# console's browser test: headless Chromium and its WebDriver).
-DEBS="stunnel4 chromium chromium-driver"
+# console's browser test: headless Chromium and its WebDriver; the alert rules' tests: promtool, in
+# Debian's prometheus package).
+DEBS="stunnel4 chromium chromium-driver prometheus"
 missing=""
 for pkg in $DEBS; do dpkg -s "$pkg" >/dev/null 2>&1 || missing="$missing $pkg"; done
 if [ -n "$missing" ]; then

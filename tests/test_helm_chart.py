@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -67,3 +68,45 @@ def test_value_set_renders_valid_manifests(values_file: Path) -> None:
             f"{target}->{m}" for m in cfg.clusters if m != target}
     else:
         assert container["args"] == ["distributed", "/etc/pyconnect/config/worker.properties"]
+
+
+@pytest.mark.parametrize("enabled", [False, True], ids=["monitoring-off", "monitoring-on"])
+def test_dashboard_and_rules_render_valid_manifests(enabled: bool) -> None:
+    """The optional Grafana dashboard and rules ConfigMaps; the PrometheusRule only where its API exists
+    (never offline: helm-python-sdk renders without the monitoring.coreos.com/v1 capability)."""
+    values = {"monitoring": {"prometheusRule": {"enabled": enabled}, "rulesConfigMap": {"enabled": enabled},
+                             "dashboard": {"enabled": enabled}}}
+    base = yaml.safe_load((CHART / "ci" / "default-values.yaml").read_text()) or {}
+    rendered = helm.Chart.load(str(CHART)).render({**base, **values}, name="rk", namespace="replication")
+    docs = [d for p, text in rendered.items() if not p.endswith("NOTES.txt") for d in yaml.safe_load_all(text) if d]
+    for doc in docs:
+        kv.validate(doc, "1.30.0", strict=True)
+    maps = {d["metadata"]["name"]: d for d in docs if d["kind"] == "ConfigMap"}
+    assert "PrometheusRule" not in {d["kind"] for d in docs}
+    assert ("rk-replikafka-dashboard" in maps) is enabled and ("rk-replikafka-rules" in maps) is enabled
+    if enabled:
+        assert maps["rk-replikafka-dashboard"]["metadata"]["labels"]["grafana_dashboard"] == "1"
+        assert yaml.safe_load(maps["rk-replikafka-rules"]["data"]["replikafka-rules.yaml"])["groups"]
+
+
+def test_thresholds_are_validated() -> None:
+    with pytest.raises(helm.HelmError):
+        helm.Chart.load(str(CHART)).render({"monitoring": {"thresholds": {"lagFor": "ten minutes"}}}, name="rk")
+
+
+def test_prometheus_rule_holds_the_docs_rules(tmp_path: Path) -> None:
+    """The PrometheusRule as a cluster with the operator's API gets it: a copy of the chart whose API guard is
+    lifted (offline rendering has no capabilities) renders the rules of docs/monitoring/replikafka-rules.yaml."""
+    chart = tmp_path / "chart"
+    shutil.copytree(CHART, chart)
+    template = chart / "templates" / "monitoring.yaml"
+    guard = '(.Capabilities.APIVersions.Has "monitoring.coreos.com/v1")'
+    assert guard in template.read_text()
+    template.write_text(template.read_text().replace(guard, "true"))
+    rendered = helm.Chart.load(str(chart)).render({"monitoring": {"prometheusRule": {"enabled": True,
+                                                  "labels": {"release": "prom"}}}}, name="rk")
+    (rule,) = [d for p, text in rendered.items() if not p.endswith("NOTES.txt") for d in yaml.safe_load_all(text)
+               if d and d["kind"] == "PrometheusRule"]
+    assert rule["apiVersion"] == "monitoring.coreos.com/v1" and rule["metadata"]["labels"]["release"] == "prom"
+    docs = yaml.safe_load((CHART.parent / "docs" / "monitoring" / "replikafka-rules.yaml").read_text())
+    assert rule["spec"] == docs

@@ -24,6 +24,17 @@ def sample(text: str, name: str, **labels: str) -> float | None:
     return None
 
 
+def start_mirror(w: Any, broker: Broker, broker_b: Broker, topic: str, group: str) -> None:
+    """Connectors `src` (MirrorSource of `topic`) and `cp` (MirrorCheckpoint of `group`, every second), A -> B."""
+    assert w.request("POST", "/connectors", {"name": "src", "config": mirror_source(
+        broker, broker_b, {"topics": topic})}).status_code == 201
+    assert w.request("POST", "/connectors", {"name": "cp", "config": {
+        "connector.class": "MirrorCheckpointConnector", "source.cluster.alias": "A", "target.cluster.alias": "B",
+        "topics": topic, "groups": group, "emit.checkpoints.interval.seconds": "1",
+        "checkpoints.topic.replication.factor": "1", **cluster_settings("source", broker),
+        **cluster_settings("target", broker_b)}}).status_code == 201
+
+
 def test_metrics_endpoint_while_replicating(cluster_factory: Any, broker: Broker, broker_b: Broker,
                                             unique: str) -> None:
     t = f"met{unique}"
@@ -35,13 +46,7 @@ def test_metrics_endpoint_while_replicating(cluster_factory: Any, broker: Broker
     port = free_port()
     cluster: Cluster = cluster_factory(on=broker_b, extra={"metrics.prometheus.port": str(port)})
     (w,) = cluster.start(1)
-    assert w.request("POST", "/connectors", {"name": "src", "config": mirror_source(
-        broker, broker_b, {"topics": t})}).status_code == 201
-    assert w.request("POST", "/connectors", {"name": "cp", "config": {
-        "connector.class": "MirrorCheckpointConnector", "source.cluster.alias": "A", "target.cluster.alias": "B",
-        "topics": t, "groups": f"mg-{unique}", "emit.checkpoints.interval.seconds": "1",
-        "checkpoints.topic.replication.factor": "1", **cluster_settings("source", broker),
-        **cluster_settings("target", broker_b)}}).status_code == 201
+    start_mirror(w, broker, broker_b, t, f"mg-{unique}")
     wait_for(lambda: len(read_to_end(broker_b.bootstrap, f"A.{t}")) >= 2_000, 60, "replicated")
 
     def scrape() -> str:

@@ -41,6 +41,15 @@ class Running:
         return httpx.get(f"http://127.0.0.1:{self.metrics_port}/metrics", timeout=5).text
 
 
+def seed(b: Broker, topic: str, group: str) -> None:
+    """`topic` (2 partitions, 200 records) on `b`, and `group` committed at offset 50 of each partition."""
+    create_topic(b.bootstrap, topic, 2)
+    produce_many(b.bootstrap, topic, 200, 2)
+    consumer = Consumer({"bootstrap.servers": b.bootstrap, "group.id": group})
+    consumer.commit(offsets=[TopicPartition(topic, p, 50) for p in range(2)], asynchronous=False)
+    consumer.close()
+
+
 @pytest.fixture(scope="module")
 def broker_c() -> Iterator[Broker]:
     c = start_broker("C", 2)
@@ -55,11 +64,7 @@ def two_flows(tmp_path_factory: pytest.TempPathFactory, broker: Broker, broker_b
     topic, groups = f"flows{uid}", {"A": f"fga{uid}", "C": f"fgc{uid}"}
     sources = {"A": broker, "C": broker_c}
     for alias, b in sources.items():
-        create_topic(b.bootstrap, topic, 2)
-        produce_many(b.bootstrap, topic, 200, 2)
-        consumer = Consumer({"bootstrap.servers": b.bootstrap, "group.id": groups[alias]})
-        consumer.commit(offsets=[TopicPartition(topic, p, 50) for p in range(2)], asynchronous=False)
-        consumer.close()
+        seed(b, topic, groups[alias])
     named = {"A": broker, "B": broker_b, "C": broker_c}
     port = free_port()
     # Different task counts per flow: the flows' series differ, so one flow cannot stand in for the other.
@@ -99,6 +104,9 @@ def _flow_settled(text: str, running: Running) -> bool:
             return False
         if sample(text, "kafka_connect_mirror_mirrorcheckpointconnector_checkpoint_latency_ms", **flow,
                   group=running.groups[alias], partition="1") is None:
+            return False
+        if any(sample(text, "kafka_consumer_fetch_manager_records_lag", **flow, topic=running.topic,
+                      partition=str(p)) is None for p in range(2)):  # each consumer's first statistics
             return False
     return True
 

@@ -53,7 +53,8 @@ class MirrorCheckpointTask(SourceTask):
         self.next_sync = time.monotonic() + self.sync_interval
         self._stopping = threading.Event()
         self._thread = threading.current_thread()
-        self.latency = CheckpointMetrics(cfg.source, cfg.target, self.context.metrics if self.context else None)
+        self.latency = CheckpointMetrics(cfg.source, cfg.target, self.context.metrics if self.context else None,
+                                         self.interval)
 
     def _keeps_name(self, topic: str) -> bool:
         """Whether the remote topic has the source topic's name (IdentityReplicationPolicy): there the
@@ -101,6 +102,7 @@ class MirrorCheckpointTask(SourceTask):
                 log.warning("cannot read offsets of group %s: %s", group, exc)
                 continue
             self.checkpoints.emitted(new)
+            self.latency.current(group)
             records += [self.checkpoints.record(cp, self.topic, timestamp) for cp in new.values()]
         log.debug("%d new checkpoint(s) for %d group(s)", len(records), len(self.groups))
         return records

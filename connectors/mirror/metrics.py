@@ -17,7 +17,8 @@ from dataclasses import dataclass, field
 from pyconnect.api.metrics import MetricSample, TaskMetrics
 
 _P = "kafka_connect_mirror_mirrorsourceconnector_"
-_CHECKPOINT = "kafka_connect_mirror_mirrorcheckpointconnector_checkpoint_latency_ms"
+_CHECKPOINT_P = "kafka_connect_mirror_mirrorcheckpointconnector_"
+_CHECKPOINT = _CHECKPOINT_P + "checkpoint_latency_ms"
 _AGE = "Age of records when polled (ms)."
 _LATENCY = "Record timestamp to target ack (ms)."
 _SUFFIXES = ("", "_min", "_max", "_avg")
@@ -38,6 +39,7 @@ class PartitionStats:
     lat_sum: float = 0.0
     lat_n: int = 0
     lag: int = 0
+    newest_ts: int = 0
     record_rate: float = 0.0
     byte_rate: float = 0.0
     window: list[tuple[float, int, int]] = field(default_factory=list)
@@ -66,6 +68,7 @@ class SourceMetrics:
             st = self._get(topic, partition)
             st.bytes += nbytes
             if newest_ts > 0:
+                st.newest_ts = newest_ts
                 st.age_last = now - newest_ts
                 st.age_min = min(st.age_min, st.age_last)
                 st.age_max = max(st.age_max, now - oldest_ts)
@@ -126,6 +129,12 @@ class SourceMetrics:
             for suffix, value in zip(_SUFFIXES, (st.age_last, st.age_min, st.age_max, st.age_sum / st.age_n),
                                      strict=True):
                 yield MetricSample(_P + "record_age_ms" + suffix, _AGE, labels, value)
+        if st.newest_ts and (topic == "heartbeats" or topic.endswith(".heartbeats")):
+            parts = topic.split(".")  # "heartbeats" (identity policy) or "<origin>.heartbeats"
+            yield MetricSample(_P + "heartbeat_timestamp_seconds", "Timestamp of the newest heartbeat copied from "
+                               "the upstream cluster (s since the epoch).",
+                               {**labels, "upstream": parts[-2] if len(parts) > 1 else self.source},
+                               st.newest_ts / 1000)
         if st.lat_n:
             for suffix, value in zip(_SUFFIXES, (st.lat_last, st.lat_min, st.lat_max, st.lat_sum / st.lat_n),
                                      strict=True):
@@ -134,11 +143,13 @@ class SourceMetrics:
 
 class CheckpointMetrics:
     """Checkpoint latency (creation to acknowledgement) per group and remote topic-partition of one
-    MirrorCheckpoint task."""
+    MirrorCheckpoint task; when each group's checkpoints were last brought up to date, and the emit
+    interval (for the alert on stale checkpoints)."""
 
-    def __init__(self, source: str, target: str, registry: TaskMetrics | None = None) -> None:
-        self.source, self.target = source, target
+    def __init__(self, source: str, target: str, registry: TaskMetrics | None = None, interval: float = 60.0) -> None:
+        self.source, self.target, self.interval = source, target, interval
         self._stats: dict[tuple[str, str, int], tuple[float, float, float, float, int]] = {}
+        self._current: dict[str, float] = {}
         self._lock = threading.Lock()
         if registry is not None:
             registry.register(self.samples)
@@ -150,11 +161,21 @@ class CheckpointMetrics:
             self._stats[(group, topic, partition)] = (latency, min(low, latency), max(high, latency),
                                                       total + latency, n + 1)
 
+    def current(self, group: str) -> None:
+        """The group's checkpoints are up to date now (new ones emitted, or none needed)."""
+        with self._lock:
+            self._current[group] = time.time()
+
     def samples(self) -> list[MetricSample]:
         """The task's series, for the scrape (called on the scraping thread)."""
         with self._lock:
-            stats = list(self._stats.items())
-        out = []
+            stats, current = list(self._stats.items()), list(self._current.items())
+        flow = {"source": self.source, "target": self.target}
+        out = [MetricSample(_CHECKPOINT_P + "emit_interval_seconds", "emit.checkpoints.interval.seconds.", flow,
+                            self.interval)]
+        out += [MetricSample(_CHECKPOINT_P + "checkpoint_timestamp_seconds", "When the group's checkpoints were "
+                             "last brought up to date (s since the epoch).", {**flow, "group": group}, at)
+                for group, at in current]
         for (group, topic, partition), (last, low, high, total, n) in stats:
             labels = {"source": self.source, "target": self.target, "group": group, "topic": topic,
                       "partition": str(partition)}

@@ -6,6 +6,7 @@ record); partition maps and remote names are cached, and metrics and offset sync
 
 from __future__ import annotations
 
+import itertools
 import logging
 import threading
 from collections.abc import Mapping
@@ -17,6 +18,7 @@ from connectors.mirror.metrics import SourceMetrics
 from connectors.mirror.offset_sync_writer import OffsetSyncWriter
 from connectors.mirror.provenance import ProvenanceFilter, applies
 from pyconnect.api import MessageRun, MessageRunTask
+from pyconnect.kafka.client_stats import ClientStats
 from pyconnect.kafka.clients import (
     OFFSET_BEGINNING,
     OFFSET_END,
@@ -30,6 +32,7 @@ from pyconnect.kafka.clients import (
 from pyconnect.kafka.errors import error_text, is_partition_eof
 
 log = logging.getLogger(__name__)
+_CONSUMER_SEQ = itertools.count()  # the tasks' consumers get distinct client ids (their metrics' label)
 
 
 def parse_partitions(value: str) -> list[tuple[str, int]]:
@@ -66,7 +69,10 @@ class MirrorSourceTask(MessageRunTask):
         consumer_conf = {"group.id": f"mm2-{self.cfg.source}-{self.cfg.target}", "fetch.queue.backoff.ms": "20",
                          **self.cfg.client("source", "consumer")}
         reset = consumer_conf.get("auto.offset.reset", "earliest")
-        self.consumer = new_consumer(consumer_conf)
+        consumer_conf["client.id"] = f"{self.cfg.source}->{self.cfg.target}|MirrorSourceConnector|" \
+                                     f"replication-consumer-{next(_CONSUMER_SEQ)}"
+        stats = ClientStats("consumer", consumer_conf["client.id"])
+        self.consumer = new_consumer(consumer_conf, stats)
         self._remote: dict[str, str] = {}
         self._partitions: dict[tuple[str, int], dict[str, Any]] = {}
         positions = []
@@ -83,6 +89,7 @@ class MirrorSourceTask(MessageRunTask):
         assign(self.consumer, positions)
         self._provenance = self._provenance_filters()
         self.metrics = SourceMetrics(self.cfg.source, self.cfg.target, self.context.metrics)
+        self.context.metrics.register(stats.samples)
         self._acked: dict[str, dict[int, int]] = {}
         self._last_ts = 0
         self.sync_producer = None

@@ -13,6 +13,7 @@ from typing import Any, Protocol
 
 import confluent_kafka as ck
 
+from pyconnect.kafka.client_stats import STATS_INTERVAL_MS, ClientStats
 from pyconnect.kafka.config import redact
 
 log = logging.getLogger(__name__)
@@ -50,17 +51,24 @@ _rdkafka_log = logging.getLogger("librdkafka")
 _rdkafka_log.addFilter(_drop_known_config_warnings)
 
 
-def client_conf(conf: Mapping[str, str], name: str, on_fatal: Callable[[str], None] | None = None) -> dict[str, Any]:
+def client_conf(conf: Mapping[str, str], name: str, on_fatal: Callable[[str], None] | None = None,
+                stats: ClientStats | None = None) -> dict[str, Any]:
+    """`conf` with the callbacks every client gets; with `stats`, librdkafka's statistics go there."""
     out: dict[str, Any] = dict(conf)
     out.setdefault("error_cb", _error_cb(name, on_fatal))
     out.setdefault("logger", _rdkafka_log)  # librdkafka's log lines go through Python logging
+    if stats is not None:
+        out.setdefault("statistics.interval.ms", STATS_INTERVAL_MS)
+        out["stats_cb"] = stats.on_stats
     return out
 
 
-def new_producer(conf: Mapping[str, Any], on_fatal: Callable[[str], None] | None = None) -> ck.Producer:
-    """A producer; `on_fatal(reason)` is called (after logging) if it stops for good."""
+def new_producer(conf: Mapping[str, Any], on_fatal: Callable[[str], None] | None = None,
+                 stats: ClientStats | None = None) -> ck.Producer:
+    """A producer; `on_fatal(reason)` is called (after logging) if it stops for good; its statistics
+    go to `stats` if given."""
     try:
-        return ck.Producer(client_conf(conf, "producer", on_fatal))
+        return ck.Producer(client_conf(conf, "producer", on_fatal, stats))
     except ck.KafkaException as exc:
         raise KafkaClientError(f"invalid producer configuration {redact(conf)}: {exc}") from exc
 
@@ -79,10 +87,11 @@ def new_bulk_producer(conf: Mapping[str, str], on_failure: Callable[[Any], None]
         raise KafkaClientError(f"invalid producer configuration {redact(conf)}: {exc}") from exc
 
 
-def new_consumer(conf: Mapping[str, str]) -> ck.Consumer:
+def new_consumer(conf: Mapping[str, str], stats: ClientStats | None = None) -> ck.Consumer:
+    """A consumer (offsets committed by the caller); its statistics go to `stats` if given."""
     full = {"enable.auto.commit": "false", "group.id": "pyconnect-reader", **conf}
     try:
-        return ck.Consumer(client_conf(full, "consumer"))
+        return ck.Consumer(client_conf(full, "consumer", stats=stats))
     except ck.KafkaException as exc:
         raise KafkaClientError(f"invalid consumer configuration {redact(conf)}: {exc}") from exc
 

@@ -17,6 +17,7 @@ import time
 from collections.abc import Callable
 from typing import Any, Protocol
 
+from pyconnect.api.metrics import MetricSample
 from pyconnect.kafka.clients import Producer
 from pyconnect.runtime.connector_offsets import ConnectorOffsetStores
 from pyconnect.runtime.delivery import Delivery
@@ -44,6 +45,29 @@ class Committer(Protocol):
         otherwise (a failure) keep only what is certain. Within `timeout` seconds (the stop's budget)."""
 
 
+class CommitTimes:
+    """How long a task's offset commits took (Connect's offset-commit-avg/max-time-ms, since the
+    task started): the committer records each successful commit, a scrape reads the figures."""
+
+    AVG = "kafka_connect_connector_task_offset_commit_avg_time_ms"
+    MAX = "kafka_connect_connector_task_offset_commit_max_time_ms"
+
+    def __init__(self) -> None:
+        self._figures = (0.0, 0.0, 0)  # (total ms, max ms, commits): replaced, never mutated
+
+    def record(self, started: float) -> None:
+        """A commit that began at `started` (time.monotonic()) succeeded now."""
+        ms = (time.monotonic() - started) * 1000
+        total, high, n = self._figures
+        self._figures = (total + ms, max(high, ms), n + 1)
+
+    def samples(self, labels: dict[str, str]) -> list[MetricSample]:
+        total, high, n = self._figures
+        return [MetricSample(self.AVG, "Average time taken by the task to commit offsets (ms).", labels,
+                             total / n if n else 0.0),
+                MetricSample(self.MAX, "Longest time taken by the task to commit offsets (ms).", labels, high)]
+
+
 class FlushCommitter:
     """At-least-once: periodic offset flushes of acknowledged records."""
 
@@ -54,6 +78,7 @@ class FlushCommitter:
         self._offsets, self._interval, self._timeout = offsets, flush_interval, flush_timeout
         self._on_commit = on_commit
         self._next = time.monotonic() + flush_interval
+        self.times = CommitTimes()
 
     def start(self) -> None:
         return None
@@ -76,6 +101,7 @@ class FlushCommitter:
 
     def commit(self, timeout: float | None = None) -> None:
         """Write the offsets of every acknowledged record (a failure is logged; the next flush retries)."""
+        started = time.monotonic()
         pending = self._delivery.committable()
         if not pending:
             return
@@ -86,6 +112,7 @@ class FlushCommitter:
             for fut in futures:
                 fut.result(timeout)
             self._offsets.copy_to_worker(self._connector, pending)
+            self.times.record(started)
             self._on_commit()
         except Exception as exc:
             log.error("[%s] offset commit failed: %s", self._id, exc)

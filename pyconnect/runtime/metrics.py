@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import threading
 from collections.abc import Iterator
 
-from prometheus_client import REGISTRY, start_http_server
+from prometheus_client import REGISTRY, Gauge, start_http_server
 from prometheus_client.metrics_core import Metric
 from prometheus_client.registry import Collector, CollectorRegistry
 
@@ -42,6 +43,9 @@ class MergingRegistry(CollectorRegistry):
 PROCESS_REGISTRY = MergingRegistry()
 # The client library's own collectors (process_*, python_gc_*, python_info), as served before.
 PROCESS_REGISTRY.register(REGISTRY)
+# jvm_threads_current's counterpart (the client library has no thread collector).
+Gauge("python_threads", "Live Python threads of the process.",
+      registry=PROCESS_REGISTRY).set_function(threading.active_count)
 _started: set[int] = set()
 
 

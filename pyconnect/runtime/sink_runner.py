@@ -28,6 +28,7 @@ import confluent_kafka as ck
 from pyconnect.api.errors import ConnectException, RetriableException
 from pyconnect.api.sink import SinkRecord, SinkTask, TopicPartition
 from pyconnect.api.states import State
+from pyconnect.kafka.client_stats import ClientStats
 from pyconnect.kafka.clients import new_consumer
 from pyconnect.logging_context import set_context
 from pyconnect.runtime.errors_handling import ToleranceOperator
@@ -101,7 +102,9 @@ class SinkTaskRunner(TaskThread):
             self._errant = WorkerErrantRecordReporter(operator)
             if operator.settings.errant_record_reporter_enabled:  # as Connect: else the task gets None
                 self._context.set_reporter(self._errant)
-            consumer = new_consumer(self._settings.consumer_conf)
+            stats = ClientStats("consumer", self._settings.consumer_conf.get("client.id", ""))
+            consumer = new_consumer(self._settings.consumer_conf, stats)
+            self.metrics.register(stats.samples)
             # DLQ writes of a partition's records are acknowledged before its offsets are committed.
             self._offsets = SinkOffsets(self.id, consumer, self.task, self._context,
                                         lambda parts: self._before_commit(operator, parts))

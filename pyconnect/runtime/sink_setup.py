@@ -44,8 +44,9 @@ class SinkSetup:
         # consumer retries an unknown topic.
         conf = {"group.id": group_id(connector), "auto.offset.reset": "earliest",
                 "topic.metadata.refresh.interval.ms": "5000",
-                "client.id": f"connector-consumer-{connector}-{task}",
-                **self._config.task_client_config("consumer"), **to_librdkafka(overrides, "consumer"),
+                **self._config.task_client_config("consumer"),
+                "client.id": f"connector-consumer-{connector}-{task}",  # whatever the worker's own client.id
+                **to_librdkafka(overrides, "consumer"),
                 "enable.auto.commit": "false"}
         # max.poll.records has no librdkafka twin: it sizes each consume() call.
         raw = self._config.raw

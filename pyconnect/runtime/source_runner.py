@@ -12,8 +12,10 @@ from typing import Any, Protocol
 from pyconnect.api.connector import MessageRunTask, SourceTask
 from pyconnect.api.converter import HeaderConverter, SchemaSerialize
 from pyconnect.api.converter import Serialize as Converter
+from pyconnect.api.metrics import MetricSample
 from pyconnect.api.records import SourcePartition
 from pyconnect.api.states import State
+from pyconnect.kafka.client_stats import ClientStats
 from pyconnect.kafka.clients import Producer, new_producer
 from pyconnect.logging_context import set_context
 from pyconnect.runtime.committers import Committer, FlushCommitter
@@ -122,9 +124,12 @@ class SourceTaskRunner(TaskThread):
         set_context(self.connector, self.index)
         producer, committer = None, None
         try:
-            producer = new_producer(self._producer_conf(), self._producer_stopped)
+            conf = self._producer_conf()
+            stats = ClientStats("producer", conf["client.id"])
+            producer = new_producer(conf, self._producer_stopped, stats)
             self._offsets.start(self._settings.flush_timeout + 25)
             committer = self._committer(producer)
+            self._register_metrics(stats, producer, committer)
             committer.start()
             # Read the offsets topic to its end first (as Connect's offset reader does): a task taking
             # over from another worker must see that worker's last commit, or it would re-send records.
@@ -160,9 +165,24 @@ class SourceTaskRunner(TaskThread):
                         self.id, remaining)
         self._finish(committer, clean=remaining == 0 and not self._producer_fatal and self._failure is None)
 
+    def _register_metrics(self, stats: ClientStats, producer: Producer, committer: Committer) -> None:
+        """The producer's client metrics, the records in flight and the commit times, while the task runs."""
+        labels = {"connector": self.connector, "task": str(self.index)}
+        times = getattr(committer, "times", None)
+
+        def runtime_samples() -> list[MetricSample]:
+            out = [MetricSample("kafka_connect_source_task_source_record_active_count",
+                                "Records produced by the task but not yet acknowledged by Kafka.", labels,
+                                len(producer))]
+            return out + (times.samples(labels) if times is not None else [])
+        self.metrics.register(stats.samples)
+        self.metrics.register(runtime_samples)
+
     def _producer_conf(self) -> dict[str, str]:
+        # Connect names a task's producer after the task, whatever the worker's own client.id.
         conf = {"enable.idempotence": "true", "acks": "all", "linger.ms": "5",
-                **self._delivery.producer_defaults, **self._settings.producer_conf}
+                **self._delivery.producer_defaults, **self._settings.producer_conf,
+                "client.id": f"connector-producer-{self.id}"}
         eos = self._settings.transactions
         if eos is not None:
             for key, forced in (("enable.idempotence", "true"), ("transactional.id", eos.transactional_id)):

@@ -31,6 +31,7 @@ from typing import Any, Protocol
 from pyconnect.kafka import transactions as kt
 from pyconnect.kafka.clients import Producer, produce
 from pyconnect.kafka.partitioner import java_partition
+from pyconnect.runtime.committers import CommitTimes
 from pyconnect.runtime.delivery import Delivery, DeliveryFailed, HeldAcks
 from pyconnect.runtime.offset_tracker import Committable
 from pyconnect.storage.offset_store import offset_record
@@ -91,6 +92,7 @@ class TransactionalCommitter:
         self._open = False
         self._last_commit = time.monotonic()
         self.transactions = 0  # committed, for the task's metrics and tests
+        self.times = CommitTimes()
 
     def start(self) -> None:
         """Register the id (fencing an older holder); before the task polls anything."""
@@ -128,7 +130,7 @@ class TransactionalCommitter:
 
     def commit(self) -> None:
         """Flush, add the offsets, commit; then tell the task what landed. Raises on any failure."""
-        s = self._settings
+        s, started = self._settings, time.monotonic()
         remaining = self._producer.flush(s.timeout)
         failure = self._failure()
         if failure is not None or remaining:
@@ -147,6 +149,7 @@ class TransactionalCommitter:
         held, self._held[:] = list(self._held), []
         for hook, args in held:
             hook(*args)
+        self.times.record(started)
         self._on_commit()
 
     def abort(self, timeout: float = 5.0) -> None:

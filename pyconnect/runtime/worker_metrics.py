@@ -107,6 +107,8 @@ class WorkerCollector:
             for s in STATES:
                 families.add("kafka_connect_connector_task_status", "1 for the task's current state.",
                              {**flow, "connector": name, "task": index, "status": s}, 1 if state == s else 0)
+        _task_counts(families, flow, connectors, tasks)
+        _assignment(families, flow, self._worker, connectors, tasks)
         for runner in (*connectors.values(), *tasks.values()):
             registry = getattr(runner, "metrics", None)
             if isinstance(registry, TaskMetricsRegistry):
@@ -114,3 +116,36 @@ class WorkerCollector:
                     labels = {**sample.labels, **{k: v for k, v in flow.items() if k not in sample.labels}}
                     families.add(sample.name, sample.documentation, labels, sample.value)
         yield from families.by_name.values()
+
+
+def _task_counts(families: _Families, flow: Mapping[str, str], connectors: Mapping[str, _Runner],
+                 tasks: Mapping[TaskId, _Runner]) -> None:
+    """Connect's per-connector task counts by state (`kafka_connect_worker_connector_<state>_task_count`),
+    of the tasks this worker runs: summed over the workers, the cluster's."""
+    states: dict[str, list[str]] = {name: [] for name in connectors}
+    for task_id, runner in tasks.items():
+        states.setdefault(task_id.connector, []).append(runner.state.lower())
+    for name, found in states.items():
+        labels = {**flow, "connector": name}
+        families.add("kafka_connect_worker_connector_total_task_count", "Tasks of the connector run here.",
+                     labels, len(found))
+        for s in (*STATES, "destroyed"):
+            families.add(f"kafka_connect_worker_connector_{s}_task_count", f"Tasks of the connector run here, {s}.",
+                         labels, found.count(s))
+
+
+def _assignment(families: _Families, flow: Mapping[str, str], worker: object, connectors: Mapping[str, _Runner],
+                tasks: Mapping[TaskId, _Runner]) -> None:
+    """What the group assigned this worker (`kafka_connect_coordinator_assigned_*`), and whether it is
+    still taking it up (`kafka_connect_worker_rebalance_rebalancing`: assigned and running differ)."""
+    mine = getattr(worker, "my_assignment", None)
+    if not callable(mine):
+        return
+    assigned = mine()
+    families.add("kafka_connect_coordinator_assigned_connectors", "Connectors assigned to this worker.", flow,
+                 len(assigned.connectors))
+    families.add("kafka_connect_coordinator_assigned_tasks", "Tasks assigned to this worker.", flow,
+                 len(assigned.tasks))
+    settling = set(assigned.connectors) != set(connectors) or set(assigned.tasks) != set(tasks)
+    families.add("kafka_connect_worker_rebalance_rebalancing", "1 while the worker takes up a new assignment.",
+                 flow, 1 if settling else 0)
