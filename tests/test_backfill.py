@@ -6,39 +6,21 @@ import os
 import signal
 import subprocess
 import sys
-import threading
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import orjson
 import pytest
 from confluent_kafka import Consumer, TopicPartition
 
-from tests.harness.brokers import Broker, start_broker
-from tests.harness.checkpoints import checkpoint_config
-from tests.harness.kafka_io import create_topic, keep_producing, produce_many, read_partitions, stored_offsets
+from tests.harness.backfill import backfill_then_streaming, own_brokers, plan_key, source_key
+from tests.harness.brokers import Broker
+from tests.harness.kafka_io import create_topic, produce_many, read_partitions, stored_offsets
 from tests.harness.mirror import mirror_source, offset_syncs, sync_store
 from tests.harness.workers import REPO, Cluster, wait_for, worker_properties, write_properties
 
 pytest.importorskip("pyspark")
-
-
-# Backfill tests move ~1M records: they get brokers of their own, so the session brokers that
-# the other tests share stay small (an in-memory Tansu holding it all slows down everyone after).
-@pytest.fixture(scope="module")
-def broker() -> Iterator[Broker]:
-    b = start_broker("A", 0)
-    yield b
-    b.stop()
-
-
-@pytest.fixture(scope="module")
-def broker_b() -> Iterator[Broker]:
-    b = start_broker("B", 1)
-    yield b
-    b.stop()
+broker, broker_b = own_brokers()
 
 
 def landed(bootstrap: str, topic: str, partitions: int) -> int:
@@ -59,15 +41,6 @@ def backfill_cli(tmp_path: Path, worker: dict[str, str], connector: dict[str, st
     return subprocess.Popen([sys.executable, "-m", "replikafka", "backfill", str(wp), str(cp), *extra],
                             stdout=log, stderr=subprocess.STDOUT, cwd=REPO, start_new_session=True,
                             env={**os.environ, "PYTHONPATH": str(REPO)})
-
-
-def plan_key(topic: str, p: int) -> str:
-    return orjson.dumps({"backfill": "range", "cluster": "A", "partition": p, "topic": topic},
-                        option=orjson.OPT_SORT_KEYS).decode()
-
-
-def source_key(topic: str, p: int) -> str:
-    return orjson.dumps({"cluster": "A", "partition": p, "topic": topic}, option=orjson.OPT_SORT_KEYS).decode()
 
 
 def test_killed_backfill_resumes_without_duplicates(broker: Broker, broker_b: Broker, tmp_path: Path,
@@ -125,63 +98,8 @@ def test_backfill_of_a_missing_topic_is_a_clear_error(broker: Broker, broker_b: 
 
 def test_backfill_then_streaming_is_exact_and_checkpoints_translate(cluster_factory: Any, broker: Broker,
                                                                     broker_b: Broker, unique: str) -> None:
-    t, parts, n, more = f"bfs{unique}", 8, 400_000, 16_000
-    create_topic(broker.bootstrap, t, parts)
-    produce_many(broker.bootstrap, t, n, parts)
-    group = f"bfg{unique}"
-    middle = {p: 20_000 + 7 * p for p in range(parts)}  # inside every partition's backfilled range
-    consumer = Consumer({"bootstrap.servers": broker.bootstrap, "group.id": group, "enable.auto.commit": False})
-    consumer.commit(offsets=[TopicPartition(t, p, o) for p, o in middle.items()], asynchronous=False)
-    consumer.close()
-
-    cluster: Cluster = cluster_factory(on=broker_b)
-    (w,) = cluster.start(1)
-    stop = threading.Event()
-    producer = keep_producing(broker.bootstrap, t, n, more, parts, stop)
-    try:
-        assert w.request("POST", "/connectors", {"name": "mm", "config": mirror_source(broker, broker_b, {
-            "topics": t, "backfill.enabled": "true", "backfill.threshold.records": "1000",
-            "spark.master": "local[2]", "spark.ui.enabled": "false",
-            # bulk-copy tuning; this test does not resume, so exact end offsets on B are not needed
-            "backfill.producer.batch.num.messages": "10000", "backfill.producer.linger.ms": "20"})}
-        ).status_code == 201
-        progress = wait_for(lambda: next((task["progress"] for task in w.request(
-            "GET", "/connectors/mm/status").json()["tasks"] if task.get("progress")), None), 120,
-            "the batch task's progress in the REST status")
-        assert progress["records_total"] > n // 2 and set(progress["topics"]) == {t}
-        assert w.request("POST", "/connectors", {"name": "cp", "config": checkpoint_config(
-            broker, broker_b, t, group, sync_group_offsets_enabled="true",
-            sync_group_offsets_interval_seconds="1")}).status_code == 201
-        # the hand-over: the batch task goes away and streaming tasks own every partition
-        wait_for(lambda: (lambda tasks: tasks and all("progress" not in task and task["state"] == "RUNNING"
-                                                       for task in tasks))(
-            w.request("GET", "/connectors/mm/status").json()["tasks"]), 240, "streaming after the backfill")
-        producer.join(120)
-    finally:
-        stop.set()
-    source = read_partitions(broker.bootstrap, t, n + more)
-    target = read_partitions(broker_b.bootstrap, f"A.{t}", n + more + 1, timeout=20)  # 20 s: nothing extra
-    for p in range(parts):
-        assert target[p] == source[p], f"partition {p}: {len(target[p])} records on B vs {len(source[p])} on A"
-
-    offsets = stored_offsets(broker_b.bootstrap, f"{cluster.group}-offsets", "mm")
-    backfilled = sum(offsets[plan_key(t, p)]["end"] - offsets[plan_key(t, p)]["start"] for p in range(parts))
-    assert backfilled > n // 2, "most of the backlog must have gone through Spark"
-    # A group committed inside the backfilled range translates exactly (B's copy starts at offset 0).
-    assert all(middle[p] < offsets[plan_key(t, p)]["end"] for p in range(parts))
-    wait_for(lambda: group_offsets(broker_b.bootstrap, group, f"A.{t}", parts) == middle, 90,
-             "the group's offsets translated on B")
-    print(f"\nBACKFILL: {backfilled:,} records via Spark, {n + more - backfilled:,} by streaming; "
-          f"B == A on all {parts} partitions")
-
-
-def group_offsets(bootstrap: str, group: str, topic: str, partitions: int) -> dict[int, int]:
-    consumer = Consumer({"bootstrap.servers": bootstrap, "group.id": group})
-    try:
-        tps = consumer.committed([TopicPartition(topic, p) for p in range(partitions)], timeout=10)
-        return {tp.partition: tp.offset for tp in tps}
-    finally:
-        consumer.close()
+    backfill_then_streaming(cluster_factory, broker, broker_b, f"bfs{unique}", 8, 400_000, 16_000,
+                            {"spark.master": "local[2]", "spark.ui.enabled": "false"})
 
 
 def test_spark_failures_fail_only_the_batch_task(cluster_factory: Any, broker: Broker, broker_b: Broker,
