@@ -155,7 +155,10 @@ def paced(broker: Broker, names: list[str], rate: float, stop: threading.Event, 
     sent.append(n)
 
 
-def properties(a: Broker, b: Broker, tasks: int) -> str:
+def properties(a: Broker, b: Broker, tasks: int, batched: bool = False, fetch_default: bool = False) -> str:
+    """mm2.properties for A->B. `batched`: the worker's producers keep librdkafka's batching (the Tansu
+    override of one record per batch, there for tests that read end offsets, is left out); `fetch_default`:
+    its consumers keep the default fetch wait (500 ms) instead of the Tansu override of 50 ms."""
     lines = ["clusters = A, B", f"A.bootstrap.servers = {a.bootstrap}", f"B.bootstrap.servers = {b.bootstrap}",
              "A->B.enabled = true", f"A->B.topics = {PREFIX}.*", "refresh.topics.interval.seconds = 5",
              f"tasks.max = {tasks}"]
@@ -164,9 +167,11 @@ def properties(a: Broker, b: Broker, tasks: int) -> str:
                                    "offset.storage.replication.factor", "status.storage.replication.factor",
                                    "config.storage.replication.factor")]
     for alias, broker in (("A", a), ("B", b)):
-        lines += [f"{alias}.{k} = {v}" for k, v in broker.client_overrides.items()]
-        lines += [f"{alias}.{role}.{k} = {v}" for k, v in broker.client_overrides.items()
-                  for role in ("producer", "consumer")]
+        overrides = {k: v for k, v in broker.client_overrides.items()
+                     if not (batched and k in ("batch.num.messages", "linger.ms"))
+                     and not (fetch_default and k == "fetch.max.wait.ms")}
+        lines += [f"{alias}.{k} = {v}" for k, v in overrides.items()]
+        lines += [f"{alias}.{role}.{k} = {v}" for k, v in overrides.items() for role in ("producer", "consumer")]
     return "\n".join(lines) + "\n"
 
 
@@ -205,7 +210,7 @@ def run_size(partitions: int, args: argparse.Namespace, work: Path) -> Result:
         res.setup_s = time.monotonic() - started
         path = work / f"mm2-{partitions}.properties"
         log = work / f"mm-{partitions}.log"
-        path.write_text(properties(a, b, args.tasks))
+        path.write_text(properties(a, b, args.tasks, args.user_defaults, args.user_defaults))
         started = time.monotonic()
         mm = MirrorMakerProcess(path, log)
         proc = psutil.Process(mm.proc.pid)
@@ -243,19 +248,20 @@ def row(r: Result) -> str:
             f"{s.machine_cores:.2f} |")
 
 
-TABLE_HEAD = ("| partitions | setup (s) | task start / all copied (s) | new topic on B (s) | idle cores | idle RSS (MB) | "
-              "idle commits / syncs per s | machine busy cores (idle) | steady rec/s sent | steady cores | "
-              "steady RSS (MB) | steady commits / syncs per s | machine busy cores (steady) |\n"
+TABLE_HEAD = ("| partitions | setup (s) | task start / all copied (s) | new topic on B (s) | idle cores | "
+              "idle RSS (MB) | idle commits / syncs per s | machine busy cores (idle) | steady rec/s sent | "
+              "steady cores | steady RSS (MB) | steady commits / syncs per s | machine busy cores (steady) |\n"
               "|---|---|---|---|---|---|---|---|---|---|---|---|---|")
 
 
 def record(rows: list[str], args: argparse.Namespace, load: str) -> None:
     doc = REPO / "docs" / "benchmarks.md"
     text = doc.read_text()
+    clients = " (no Tansu client overrides)" if args.user_defaults else " plus the Tansu client overrides"
     section = (f"{HEADER}\n\nOne run, {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, {args.label}. "
                f"Topics of 4 partitions on two fresh Tansu brokers per size, one record per partition before the "
                f"start; a dedicated MirrorMaker process (tasks.max={args.tasks}, refresh.topics.interval.seconds=5, "
-               f"otherwise defaults plus the Tansu client overrides), measured with psutil over {args.window:.0f} s "
+               f"otherwise defaults{clients}), measured with psutil over {args.window:.0f} s "
                f"windows. Steady: {args.rate:,.0f} rec/s of 100 B round-robin over all partitions. "
                f"Machine load: {load}.\n\n{TABLE_HEAD}\n" + "\n".join(rows) + "\n")
     if HEADER in text:
@@ -275,6 +281,8 @@ def main() -> None:
     parser.add_argument("--rate", type=float, default=5000.0)
     parser.add_argument("--tasks", type=int, default=1)
     parser.add_argument("--label", default="")
+    parser.add_argument("--user-defaults", action="store_true",
+                        help="the worker's clients without the Tansu overrides (batching, 500 ms fetch wait)")
     parser.add_argument("--no-record", action="store_true")
     args = parser.parse_args()
     work = Path(tempfile.mkdtemp(prefix="scale-bench-"))
