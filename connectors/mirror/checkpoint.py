@@ -77,10 +77,14 @@ class MirrorCheckpointTask(SourceTask):
             reader.stop()
         return found
 
-    def commits(self, group: str) -> dict[tuple[str, int], Committed | None]:
-        """The group's committed offsets on replicated topics, with their metadata."""
-        return {tp: c for tp, c in self.source_admin.group_commits(group).items()
-                if self.selector.should_replicate(tp[0])}
+    def commits(self, groups: list[str]) -> dict[str, dict[tuple[str, int], Committed | None] | Exception]:
+        """Each group's committed offsets on replicated topics, with their metadata (all groups' requests
+        in flight together: one round trip for the cycle, not one per group)."""
+        out: dict[str, dict[tuple[str, int], Committed | None] | Exception] = {}
+        for group, commits in self.source_admin.groups_commits(groups).items():
+            out[group] = commits if isinstance(commits, Exception) else {
+                tp: c for tp, c in commits.items() if self.selector.should_replicate(tp[0])}
+        return out
 
     def poll(self) -> list[SourceRecord] | None:
         if self._stopping.is_set():
@@ -95,12 +99,11 @@ class MirrorCheckpointTask(SourceTask):
         self.next_emit = now + max(self.interval, 0.5)
         records = []
         timestamp = int(time.time() * 1000)
-        for group in self.groups:
-            try:
-                new = self.checkpoints.for_group(group, self.commits(group))
-            except Exception as exc:
-                log.warning("cannot read offsets of group %s: %s", group, exc)
+        for group, commits in self.commits(self.groups).items():
+            if isinstance(commits, Exception):
+                log.warning("cannot read offsets of group %s: %s", group, commits)
                 continue
+            new = self.checkpoints.for_group(group, commits)
             self.checkpoints.emitted(new)
             self.latency.current(group)
             records += [self.checkpoints.record(cp, self.topic, timestamp) for cp in new.values()]
@@ -115,17 +118,18 @@ class MirrorCheckpointTask(SourceTask):
         """Commit the newest checkpoints to groups that are empty or absent on the target; never
         backwards, never to a group with active members."""
         idle: dict[str, dict[tuple[str, int], Committed | None]] = {}
-        active = set()
-        for group in self.groups:
-            try:
-                state = self.target_admin.group_state(group)
-                if state == "EMPTY":
-                    idle[group] = dict(self.target_admin.group_commits(group))
-                elif state is not None:
-                    active.add(group)  # consumers there own their offsets
-            except Exception as exc:
-                log.warning("cannot describe group %s on %s: %s", group, self.cfg.target, exc)
+        try:
+            states = self.target_admin.group_states(self.groups)  # one request for every group
+        except Exception as exc:
+            log.warning("cannot describe groups on %s: %s", self.cfg.target, exc)
+            return
+        active = {g for g, state in states.items() if state is not None and state != "EMPTY"}  # consumers own these
+        for group, commits in self.target_admin.groups_commits([g for g, s in states.items() if s == "EMPTY"]).items():
+            if isinstance(commits, Exception):
+                log.warning("cannot read offsets of group %s on %s: %s", group, self.cfg.target, commits)
                 active.add(group)
+            else:
+                idle[group] = dict(commits)
         for group, wanted in self.checkpoints.offsets_to_sync(idle, frozenset(active)).items():
             if group not in self.groups:
                 continue
@@ -193,12 +197,12 @@ class MirrorCheckpointConnector(SourceConnector):
 
     def _find_groups(self) -> list[str]:
         """Filter-accepted groups with committed offsets on replicated topics."""
+        wanted = [g for g in self.source_admin.list_groups() if self.group_filter.should_replicate_group(g)]
         found = []
-        for group in self.source_admin.list_groups():
-            if not self.group_filter.should_replicate_group(group):
-                continue
-            topics = {t for t, _ in self.source_admin.group_offsets(group)}
-            if any(self.selector.should_replicate(t) for t in topics):
+        for group, commits in self.source_admin.groups_commits(wanted).items():  # all in flight together
+            if isinstance(commits, Exception):
+                raise commits
+            if any(self.selector.should_replicate(t) for t, _ in commits):
                 found.append(group)
         return found
 

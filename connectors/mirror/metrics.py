@@ -102,6 +102,9 @@ class SourceMetrics:
         self._last_publish = now
         with self._lock:
             for st in self._stats.values():
+                if st.record_rate == 0.0 and st.byte_rate == 0.0 and st.window and st.window[-1][1:] == (
+                        st.records, st.bytes):
+                    continue  # idle and already at rate 0: nothing to update (no per-partition work when idle)
                 st.window.append((now, st.records, st.bytes))
                 while len(st.window) > 2 and now - st.window[0][0] > 30:
                     st.window.pop(0)

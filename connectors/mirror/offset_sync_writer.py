@@ -50,6 +50,7 @@ class OffsetSyncWriter:
         self._send = send
         self._max_lag = max_lag
         self._states: dict[tuple[str, int], _PartitionState] = {}
+        self._pending: set[tuple[str, int]] = set()  # partitions holding a sync back: flushes touch only these
         self.sent = 0
 
     def _state(self, topic: str, partition: int) -> _PartitionState:
@@ -71,6 +72,7 @@ class OffsetSyncWriter:
             self._emit(state, topic, partition, upstream, downstream)
         else:
             state.pending = True
+            self._pending.add((topic, partition))
 
     def record_run(self, topic: str, partition: int, messages: Sequence[Any], first_down: int, last_down: int) -> None:
         """Called for each acknowledged run of consumer messages (in produce order per partition) that
@@ -88,6 +90,8 @@ class OffsetSyncWriter:
                 due += step
             state.prev_upstream, state.prev_downstream = last_up, last_down
             state.pending = state.last_sync_downstream != last_down
+            if state.pending:
+                self._pending.add((topic, partition))
             return
         if last_down - first_down == n - 1:
             # Upstream gaps (transaction markers, compaction), nothing else in between downstream: every
@@ -108,11 +112,16 @@ class OffsetSyncWriter:
         self._emit(state, topic, partition, last_up, last_down)
 
     def flush_pending(self) -> None:
-        """Send every held-back sync (called at offset commit)."""
-        for (topic, partition), state in self._states.items():
+        """Send every held-back sync (called at offset commit, and on every empty poll: it costs nothing
+        per partition when nothing is held back)."""
+        if not self._pending:
+            return
+        for topic, partition in sorted(self._pending):
+            state = self._states[(topic, partition)]
             if state.pending:
                 state.pending = False
                 self._emit(state, topic, partition, state.prev_upstream, state.prev_downstream)
+        self._pending.clear()
 
     def _emit(self, state: _PartitionState, topic: str, partition: int, upstream: int, downstream: int) -> None:
         self._send(OffsetSync(topic, partition, upstream, downstream, state.last_sync))

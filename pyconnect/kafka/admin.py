@@ -5,7 +5,7 @@ from __future__ import annotations
 import concurrent.futures
 import logging
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -256,25 +256,52 @@ class Admin:
 
     def group_commits(self, group: str, timeout: float = 30.0) -> dict[tuple[str, int], Committed]:
         """Committed offsets of a group with their commit metadata."""
+        result = self.groups_commits([group], timeout)[group]
+        if isinstance(result, Exception):
+            raise result
+        return result
+
+    def groups_commits(self, groups: Sequence[str], timeout: float = 30.0
+                       ) -> dict[str, dict[tuple[str, int], Committed] | Exception]:
+        """Committed offsets of many groups: every request is sent before any answer is awaited (the client
+        takes one group per ListConsumerGroupOffsets call), so N groups cost about one round trip, not N.
+        A group whose request failed maps to its error."""
         from confluent_kafka import ConsumerGroupTopicPartitions
 
-        futures = self._client.list_consumer_group_offsets([ConsumerGroupTopicPartitions(group)])
-        out: dict[tuple[str, int], Committed] = {}
-        for fut in futures.values():
-            for tp in self._result(fut, timeout).topic_partitions or []:
-                if tp.error is None and tp.offset >= 0:
-                    out[(tp.topic, tp.partition)] = Committed(int(tp.offset), tp.metadata or "")
+        pending = {g: self._client.list_consumer_group_offsets([ConsumerGroupTopicPartitions(g)],
+                                                               request_timeout=timeout) for g in groups}
+        out: dict[str, dict[tuple[str, int], Committed] | Exception] = {}
+        for group, futures in pending.items():
+            try:
+                commits: dict[tuple[str, int], Committed] = {}
+                for fut in futures.values():
+                    for tp in self._result(fut, timeout).topic_partitions or []:
+                        if tp.error is None and tp.offset >= 0:
+                            commits[(tp.topic, tp.partition)] = Committed(int(tp.offset), tp.metadata or "")
+                out[group] = commits
+            except Exception as exc:
+                out[group] = exc
         return out
 
     def group_state(self, group: str, timeout: float = 30.0) -> str | None:
         """EMPTY, STABLE, ... or None when the group does not exist (DEAD / unknown)."""
-        futures = self._client.describe_consumer_groups([group], request_timeout=timeout)
-        try:
-            desc = self._result(futures[group], timeout)
-        except ck.KafkaException:
-            return None
-        state = getattr(desc.state, "name", str(desc.state)).upper()
-        return None if state in ("DEAD", "UNKNOWN") and not desc.members else state
+        return self.group_states([group], timeout)[group]
+
+    def group_states(self, groups: Sequence[str], timeout: float = 30.0) -> dict[str, str | None]:
+        """`group_state` of many groups in one DescribeConsumerGroups call."""
+        if not groups:
+            return {}
+        futures = self._client.describe_consumer_groups(list(groups), request_timeout=timeout)
+        out: dict[str, str | None] = {}
+        for group in groups:
+            try:
+                desc = self._result(futures[group], timeout)
+            except ck.KafkaException:
+                out[group] = None
+                continue
+            state = getattr(desc.state, "name", str(desc.state)).upper()
+            out[group] = None if state in ("DEAD", "UNKNOWN") and not desc.members else state
+        return out
 
     def alter_group_offsets(self, group: str, offsets: Mapping[tuple[str, int], int], timeout: float = 30.0,
                             metadata: Mapping[tuple[str, int], str] | None = None) -> None:
