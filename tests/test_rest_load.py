@@ -26,7 +26,7 @@ import pytest
 from rest.forwarding import CONFLICT, NO_LEADER
 from tests.harness.brokers import Broker
 from tests.harness.connectors import all_running, sequence_connector
-from tests.harness.kafka_io import create_topic, read_to_end
+from tests.harness.kafka_io import create_topic, fetched_ends, read_to_end
 from tests.harness.mirror import mirror_source
 from tests.harness.rest_load import LoadReport, run_load
 from tests.harness.traffic import Sample, Traffic
@@ -46,7 +46,7 @@ def _window(samples: list[Sample], start: float, end: float) -> tuple[float, int
 
 def _check_lossless(bootstrap: str, topic: str, sent: list[int]) -> int:
     """Every `<p>:<seq>` sent is on the target; returns the duplicates."""
-    records = read_to_end(bootstrap, topic, timeout=120)
+    records = read_to_end(bootstrap, topic, timeout=120 + sum(sent) / 1000)  # ~19k records/s read here at best
     seen: dict[int, set[int]] = {p: set() for p in range(PARTITIONS)}
     for _part, _o, _k, value in records:
         p, seq = (value or b"").decode().split(":")
@@ -115,8 +115,10 @@ def _rest_under_load(broker: Broker, broker_b: Broker, cluster_factory: Any, uni
     # The offered rate may exceed what the mirror carries (it does on Tansu here): the backlog drains at about
     # the baseline rate, so the wait for it scales with its size.
     backlog = sum(sent) - samples[-1].arrived
-    wait_for(lambda: len(read_to_end(broker_b.bootstrap, f"A.{topic}")) >= sum(sent), 120 + 2 * backlog / base_rate,
-             "every record")
+    # Polled by the target's end offsets: re-reading a topic of 250k one-record batches each time took longer
+    # than a read's 30 s on Tansu, so the old wait could not see the last records arrive.
+    wait_for(lambda: sum(fetched_ends(broker_b.bootstrap, f"A.{topic}").values()) >= sum(sent),
+             120 + 2 * backlog / base_rate, "every record", interval=2)
     duplicates = _check_lossless(broker_b.bootstrap, f"A.{topic}", sent)
     side = _check_sequence(broker_b.bootstrap, side_topic)
     print(f"{sum(sent)} records mirrored, 0 lost, {duplicates} duplicate(s); paused/resumed connector: {side} "
