@@ -20,7 +20,7 @@ from confluent_kafka import Consumer, TopicPartition
 
 from pyconnect.testing.brokers import Broker, free_port, start_tansu
 from tests.harness.kafka_io import create_topic, produce_many
-from tests.harness.mirror import mm2_settings
+from tests.harness.mirror import cluster_lines, mm2_settings
 from tests.harness.workers import wait_for
 from tests.test_metrics import sample
 from tests.test_mirror_topologies import MirrorMakerProcess
@@ -44,8 +44,7 @@ def test_a_flows_upstream_clusters_hops_and_checkpoint_ages(tmp_path: Path, ring
     consumer.commit(offsets=[TopicPartition("ring", 0, 10)], asynchronous=False)
     consumer.close()
     path = tmp_path / "mm2.properties"
-    path.write_text("clusters = A, B, C\n" + "".join(f"{a}.bootstrap.servers = {b.bootstrap}\n"
-                                                     for a, b in ring.items())
+    path.write_text(cluster_lines(ring)
                     + "A->B.enabled = true\nB->C.enabled = true\nC->A.enabled = true\n"
                     + "topics = ring\nrefresh.topics.interval.seconds = 1\nemit.heartbeats.interval.seconds = 1\n"
                     + f"B.metrics.prometheus.port = {port}\n" + mm2_settings(ring).replace(

@@ -78,7 +78,7 @@ def test_sigint_to_a_piped_demo_stops_every_process_it_started(tmp_path: Path) -
         while not re.search(r"^A -> B +orders +[\d,]+ +[1-9]", out.read_text() if out.exists() else "", re.M):
             assert time.monotonic() < deadline, "the demo replicated nothing in 90 s"
             assert job.poll() is None, "the demo ended by itself"
-            time.sleep(0.2)
+            time.sleep(0.2)  # poll interval: the loop ends at its deadline
         started = _descendants(job.pid)
         brokers = [p for p in started if "tansu" in Path(f"/proc/{p}/cmdline").read_bytes().decode(errors="replace")]
         assert len(brokers) == 2, started
@@ -87,7 +87,7 @@ def test_sigint_to_a_piped_demo_stops_every_process_it_started(tmp_path: Path) -
         deadline = time.monotonic() + 30
         while [p for p in started if _alive(p)]:
             assert time.monotonic() < deadline, [p for p in started if _alive(p)]
-            time.sleep(0.2)
+            time.sleep(0.2)  # poll interval: the loop ends at its deadline
     finally:
         if job.poll() is None:
             os.killpg(job.pid, signal.SIGKILL)

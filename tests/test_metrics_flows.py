@@ -17,7 +17,7 @@ from confluent_kafka import Consumer, TopicPartition
 
 from tests.harness.brokers import Broker, free_port, start_broker
 from tests.harness.kafka_io import create_topic, produce_many, read_to_end
-from tests.harness.mirror import mm2_settings
+from tests.harness.mirror import cluster_lines, mm2_settings
 from tests.harness.workers import wait_for
 from tests.test_metrics import sample
 from tests.test_mirror_topologies import MirrorMakerProcess
@@ -69,8 +69,7 @@ def two_flows(tmp_path_factory: pytest.TempPathFactory, broker: Broker, broker_b
     port = free_port()
     # Different task counts per flow: the flows' series differ, so one flow cannot stand in for the other.
     path = tmp_path_factory.mktemp("flows") / "mm2.properties"
-    path.write_text("clusters = A, B, C\n" + "".join(f"{a}.bootstrap.servers = {b.bootstrap}\n"
-                                                     for a, b in named.items())
+    path.write_text(cluster_lines(named)
                     + "A->B.enabled = true\nA->B.tasks.max = 2\nC->B.enabled = true\nC->B.tasks.max = 1\n"
                     + f"topics = {topic}\ngroups = fg.{uid}\nemit.heartbeats.enabled = false\n"
                     + f"B.metrics.prometheus.port = {port}\n" + mm2_settings(named))

@@ -20,7 +20,7 @@ from confluent_kafka import Consumer, Producer, TopicPartition
 from connectors.mirror.formats import Heartbeat
 from tests.harness.brokers import Broker, free_port
 from tests.harness.kafka_io import create_topic, produce_many, read_to_end
-from tests.harness.mirror import mm2_settings
+from tests.harness.mirror import cluster_lines, mm2_settings
 from tests.harness.workers import Cluster, wait_for
 from tests.test_metrics import sample, start_mirror
 from tests.test_metrics_flows import broker_c, seed, series
@@ -99,7 +99,7 @@ def scrape_until(scrape: Callable[[], str], ready: Callable[[str], bool], timeou
         text = scrape()
         if not missing(text, exempt) and ready(text):
             return text
-        time.sleep(0.5)
+        time.sleep(0.5)  # poll interval of the deadline loop above
     assert missing(text, exempt) == [], "listed series not exported"
     raise AssertionError("every listed series exported, but the figures never settled:\n"
                          + "\n".join(line for line in text.splitlines() if line.startswith("kafka_producer_out")))
@@ -135,8 +135,7 @@ def dedicated(tmp_path_factory: pytest.TempPathFactory, broker: Broker, broker_b
     named = {"A": broker, "B": broker_b, "C": broker_c}
     port = free_port()
     path = tmp_path_factory.mktemp("strimzi") / "mm2.properties"
-    path.write_text("clusters = A, B, C\n" + "".join(f"{a}.bootstrap.servers = {b.bootstrap}\n"
-                                                     for a, b in named.items())
+    path.write_text(cluster_lines(named)
                     + "A->B.enabled = true\nC->B.enabled = true\n"
                     + f"topics = {topic}\ngroups = sg.*{uid}\nemit.heartbeats.enabled = false\n"
                     + f"B.metrics.prometheus.port = {port}\n" + mm2_settings(named))

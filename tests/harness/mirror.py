@@ -40,6 +40,12 @@ def mirror_source(a: Broker, b: Broker, overrides: dict[str, str] | None = None,
     return config
 
 
+def cluster_lines(clusters: dict[str, Broker]) -> str:
+    """mm2.properties' `clusters` line and each cluster's `<alias>.bootstrap.servers`."""
+    return f"clusters = {', '.join(clusters)}\n" + "".join(f"{alias}.bootstrap.servers = {b.bootstrap}\n"
+                                                          for alias, b in clusters.items())
+
+
 def mm2_settings(clusters: dict[str, Broker]) -> str:
     """mm2.properties lines every test file needs on single-broker clusters: replication factors of 1,
     short intervals, each herder's worker settings (`<alias>.<key>`, as MM2 reads them) and the

@@ -130,5 +130,5 @@ def _wait_registered(cluster: SparkCluster, timeout: float) -> None:
                 return
         except OSError:
             pass
-        time.sleep(0.2)
+        time.sleep(0.2)  # poll interval of the deadline loop above
     raise TimeoutError(f"no Spark worker registered within {timeout} s:\n{cluster.daemon_logs()}")
