@@ -45,6 +45,7 @@ HEADER = "## Cost curve: one MirrorMaker worker from 10 to 2,000 partitions (ben
 @dataclass
 class Window:
     cores: float = 0.0
+    client_cores: float = 0.0  # of `cores`: librdkafka's own threads (fetches, metadata, statistics)
     rss_mb: float = 0.0
     machine_cores: float = 0.0
     commits_per_s: float = 0.0
@@ -73,8 +74,11 @@ def create_topics(bootstrap: str, names: list[str], partitions: int = 4) -> None
             fut.result(180)
 
 
-def producer_for(broker: Broker) -> Producer:
-    return Producer({"bootstrap.servers": broker.bootstrap, **to_librdkafka(broker.client_overrides, "producer")})
+def producer_for(broker: Broker, batched: bool = False) -> Producer:
+    """The bench's own producer: with the test bed's one-record batches, or (`batched`, with --user-defaults)
+    batching as librdkafka does by default."""
+    overrides = {} if batched else to_librdkafka(broker.client_overrides, "producer")
+    return Producer({"bootstrap.servers": broker.bootstrap, **overrides})
 
 
 def one_per_partition(broker: Broker, names: list[str]) -> None:
@@ -125,22 +129,38 @@ def internal_counts(a: Broker, b: Broker) -> tuple[int, int]:
             written(a, ["mm2-offset-syncs.B.internal"]))
 
 
+def client_thread_cpu(proc: psutil.Process) -> float:
+    """CPU seconds of the worker's librdkafka threads (named `rdk:*` by the client), live threads only."""
+    total = 0.0
+    for t in proc.threads():
+        try:
+            name = Path(f"/proc/{proc.pid}/task/{t.id}/comm").read_text().strip()
+        except OSError:
+            continue  # the thread ended
+        if name.startswith("rdk:"):
+            total += t.user_time + t.system_time
+    return total
+
+
 def measure(a: Broker, b: Broker, proc: psutil.Process, seconds: float) -> Window:
-    """The worker's cores busy, RSS and internal-topic write rates over `seconds`."""
+    """The worker's cores busy (and of them its Kafka clients' threads), RSS and internal-topic write rates
+    over `seconds`."""
     commits0, syncs0 = internal_counts(a, b)
-    machine, t0, c0 = CpuWindow(), time.monotonic(), proc.cpu_times()
+    machine, t0, c0, k0 = CpuWindow(), time.monotonic(), proc.cpu_times(), client_thread_cpu(proc)
     time.sleep(seconds)  # the measurement window itself
-    c1, wall = proc.cpu_times(), time.monotonic() - t0
+    c1, k1, wall = proc.cpu_times(), client_thread_cpu(proc), time.monotonic() - t0
     machine.stop()
     rss = proc.memory_info().rss / 2**20
     commits1, syncs1 = internal_counts(a, b)
     busy = (c1.user + c1.system) - (c0.user + c0.system)
-    return Window(busy / wall, rss, machine.cores, (commits1 - commits0) / wall, (syncs1 - syncs0) / wall)
+    return Window(busy / wall, max(0.0, k1 - k0) / wall, rss, machine.cores, (commits1 - commits0) / wall,
+                  (syncs1 - syncs0) / wall)
 
 
-def paced(broker: Broker, names: list[str], rate: float, stop: threading.Event, sent: list[int]) -> None:
+def paced(broker: Broker, names: list[str], rate: float, stop: threading.Event, sent: list[int],
+          batched: bool = False) -> None:
     """`rate` records/s round-robin over every partition of `names`, in 10 ms steps, until `stop`."""
-    producer = producer_for(broker)
+    producer = producer_for(broker, batched)
     tps = [(n, p) for n in names for p in range(4)]
     started, n = time.monotonic(), 0
     while not stop.is_set():
@@ -186,15 +206,24 @@ def wait(condition: object, timeout: float, what: str, interval: float = 0.2) ->
 
 
 def discovery(a: Broker, b: Broker, unique: str) -> float:
-    """A new matching topic on A with one record: seconds from its creation until the record is on B."""
-    name = f"{PREFIX}new-{unique}"
-    started = time.monotonic()
-    create_topics(a.bootstrap, [name], 1)
-    producer = producer_for(a)
-    producer.produce(name, b"new", partition=0)
-    producer.flush(30)
-    wait(lambda: count(b, [f"A.{name}"], 1, expect=1, timeout=1.0) == 1, 120, "the new topic on B", 0.05)
-    return time.monotonic() - started
+    """A new matching topic on A with one record: seconds from its creation until the record is read on B, by
+    one consumer that looks for the remote topic every 50 ms and then reads it (a consumer per look, as before,
+    added up to a second of its own start-up to the figure)."""
+    name, remote = f"{PREFIX}new-{unique}", f"A.{PREFIX}new-{unique}"
+    consumer = Consumer({"bootstrap.servers": b.bootstrap, "group.id": f"disc-{unique}",
+                         "enable.auto.commit": False, **to_librdkafka(b.client_overrides, "consumer")})
+    try:
+        started = time.monotonic()
+        create_topics(a.bootstrap, [name], 1)
+        producer = producer_for(a)
+        producer.produce(name, b"new", partition=0)
+        producer.flush(30)
+        wait(lambda: remote in consumer.list_topics(timeout=10).topics, 120, "the remote topic on B", 0.05)
+        consumer.assign([TopicPartition(remote, 0, 0)])
+        wait(lambda: (m := consumer.poll(0.05)) is not None and m.error() is None, 120, "the new record on B", 0)
+        return time.monotonic() - started
+    finally:
+        consumer.close()
 
 
 def run_size(partitions: int, args: argparse.Namespace, work: Path) -> Result:
@@ -222,7 +251,7 @@ def run_size(partitions: int, args: argparse.Namespace, work: Path) -> Result:
         res.idle = measure(a, b, proc, args.window)
         res.discovery_s = discovery(a, b, str(partitions))
         stop, sent = threading.Event(), []
-        producer = threading.Thread(target=paced, args=(a, names, args.rate, stop, sent))
+        producer = threading.Thread(target=paced, args=(a, names, args.rate, stop, sent, args.user_defaults))
         producer.start()
         time.sleep(args.settle)
         t0 = time.monotonic()
@@ -242,15 +271,19 @@ def run_size(partitions: int, args: argparse.Namespace, work: Path) -> Result:
 
 def row(r: Result) -> str:
     i, s = r.idle, r.steady
-    return (f"| {r.partitions:,} | {r.setup_s:.0f} | {r.task_start_s:.1f} / {r.copied_s:.1f} | {r.discovery_s:.1f} | "
-            f"{i.cores:.3f} | {i.rss_mb:.0f} | {i.commits_per_s:.2f} / {i.syncs_per_s:.2f} | {i.machine_cores:.2f} | "
-            f"{s.produced_per_s:,.0f} | {s.cores:.3f} | {s.rss_mb:.0f} | {s.commits_per_s:.1f} / {s.syncs_per_s:.1f} | "
-            f"{s.machine_cores:.2f} |")
+    cells = [f"{r.partitions:,}", f"{r.setup_s:.0f}", f"{r.task_start_s:.1f} / {r.copied_s:.1f}",
+             f"{r.discovery_s:.1f}",
+             f"{i.cores:.3f} ({i.client_cores:.3f})", f"{i.rss_mb:.0f}",
+             f"{i.commits_per_s:.2f} / {i.syncs_per_s:.2f}", f"{i.machine_cores:.2f}", f"{s.produced_per_s:,.0f}",
+             f"{s.cores:.3f}", f"{s.rss_mb:.0f}", f"{s.commits_per_s:.1f} / {s.syncs_per_s:.1f}",
+             f"{s.machine_cores:.2f}"]
+    return "| " + " | ".join(cells) + " |"
 
 
-TABLE_HEAD = ("| partitions | setup (s) | task start / all copied (s) | new topic on B (s) | idle cores | "
-              "idle RSS (MB) | idle commits / syncs per s | machine busy cores (idle) | steady rec/s sent | "
-              "steady cores | steady RSS (MB) | steady commits / syncs per s | machine busy cores (steady) |\n"
+TABLE_HEAD = ("| partitions | setup (s) | task start / all copied (s) | new topic on B (s) | "
+              "idle cores (of which client threads) | idle RSS (MB) | idle commits / syncs per s | "
+              "machine busy cores (idle) | steady rec/s sent | steady cores | steady RSS (MB) | "
+              "steady commits / syncs per s | machine busy cores (steady) |\n"
               "|---|---|---|---|---|---|---|---|---|---|---|---|---|")
 
 

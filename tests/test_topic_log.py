@@ -4,6 +4,7 @@ statuses at once make them (issue 19, REST under load)."""
 from __future__ import annotations
 
 import threading
+import time
 from typing import Any
 
 import pytest
@@ -59,5 +60,33 @@ def test_concurrent_read_to_end_share_one_end_offset_lookup(broker: Broker, uniq
         assert len(seen) == 20, "every record written before the reads was applied"
         # 50 requests arriving together are answered by a few lookups, not one each.
         assert lookups[0] - before < 25, lookups[0] - before
+    finally:
+        log.stop(10)
+
+
+def test_read_to_end_of_an_idle_topic_costs_one_fetch_wait_not_one_per_partition(broker: Broker, unique: str) -> None:
+    """An idle 25-partition topic (a worker's offsets topic) read with the fetch wait a user gets (500 ms): the
+    broker holds the reader's fetch for the whole wait, and a request behind it on the same connection waits with
+    it. The end offsets used to be asked one partition at a time (25 waits, ~12 s); one ListOffsets asks for all,
+    as Connect's consumer.endOffsets does."""
+    topic = f"tl-idle-{unique}"
+    create_topic(broker.bootstrap, topic, 25)
+    producer = {"bootstrap.servers": broker.bootstrap, **{k: v for k, v in broker.client_overrides.items()
+                                                        if k in ("batch.num.messages", "linger.ms")}}
+    seen: list[int] = []
+    log = KafkaLog(topic, 25, producer, {"bootstrap.servers": broker.bootstrap, "fetch.wait.max.ms": "500"})
+    log.start(lambda _k, _v, partition, _o: seen.append(partition), 30)
+    try:
+        for p in range(25):
+            log.send(b"k", b"v", partition=p)
+        log.flush(10)
+        took = []
+        for _ in range(3):
+            started = time.monotonic()
+            log.read_to_end(30)
+            took.append(time.monotonic() - started)
+        assert sorted(seen) == list(range(25)), "every record written before the reads was applied"
+        # One fetch wait (500 ms) plus the reader's idle poll (200 ms) at most, with room for a busy machine.
+        assert max(took) < 2.5, took
     finally:
         log.stop(10)

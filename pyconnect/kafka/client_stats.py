@@ -9,10 +9,11 @@ by the scraping thread without a lock); nothing happens per record.
 
 from __future__ import annotations
 
-import json
 import logging
 from collections.abc import Iterator, Mapping
 from typing import Any
+
+import orjson
 
 from pyconnect.api.metrics import MetricSample
 
@@ -48,7 +49,7 @@ class ClientStats:
     def on_stats(self, payload: str) -> None:
         """librdkafka's `stats_cb`: map the JSON document (a broken one is ignored)."""
         try:
-            self._samples = tuple(client_samples(self.role, json.loads(payload)))
+            self._samples = tuple(client_samples(self.role, orjson.loads(payload)))
         except (ValueError, TypeError, KeyError, AttributeError):
             log.debug("unreadable client statistics", exc_info=True)
 

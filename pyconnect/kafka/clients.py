@@ -103,17 +103,33 @@ def assign(consumer: ck.Consumer, positions: Iterable[tuple[str, int, int]]) -> 
 
 def end_offsets(consumer: ck.Consumer, topic: str, partitions: Sequence[int],
                 timeout: float = 10.0) -> dict[int, int]:
-    """High watermark of each partition, asked of the broker (ListOffsets latest)."""
-    return {p: high for p, (_low, high) in offset_bounds(consumer, topic, partitions, timeout).items()}
+    """High watermark of each partition, asked of the broker (ListOffsets latest, one request)."""
+    return _list_offsets(consumer, topic, partitions, ck.OFFSET_END, timeout)
 
 
 def offset_bounds(consumer: ck.Consumer, topic: str, partitions: Sequence[int],
                   timeout: float = 10.0) -> dict[int, tuple[int, int]]:
     """(log start offset, high watermark) of each partition, asked of the broker (ListOffsets)."""
-    result: dict[int, tuple[int, int]] = {}
-    for p in partitions:
-        low, high = consumer.get_watermark_offsets(ck.TopicPartition(topic, p), timeout=timeout, cached=False)
-        result[p] = (int(low), int(high))
+    low = _list_offsets(consumer, topic, partitions, ck.OFFSET_BEGINNING, timeout)
+    high = _list_offsets(consumer, topic, partitions, ck.OFFSET_END, timeout)
+    return {p: (low[p], high[p]) for p in low}
+
+
+def _list_offsets(consumer: ck.Consumer, topic: str, partitions: Sequence[int], spec: int,
+                  timeout: float) -> dict[int, int]:
+    """One ListOffsets request for all `partitions` (spec: OFFSET_BEGINNING or OFFSET_END, which the broker
+    reads as the earliest/latest timestamps). Why not get_watermark_offsets per partition: each is a request
+    of its own on the consumer's connection, queued behind the fetch the broker holds for fetch.max.wait.ms
+    when the topic is idle, so reading a 25-partition topic to its end took 25 fetch waits (1.3 s with a
+    50 ms wait, 12.5 s with the default 500 ms), where Connect's consumer.endOffsets asks once."""
+    if not partitions:
+        return {}
+    answered = consumer.offsets_for_times([ck.TopicPartition(topic, p, spec) for p in partitions], timeout=timeout)
+    result: dict[int, int] = {}
+    for tp in answered:
+        if tp.error is not None:
+            raise ck.KafkaException(tp.error)
+        result[tp.partition] = int(tp.offset)
     return result
 
 

@@ -14,6 +14,7 @@ from typing import Any
 from pyconnect.kafka.clients import (
     OFFSET_BEGINNING,
     assign,
+    consume_available,
     end_offsets,
     new_consumer,
     new_producer,
@@ -28,6 +29,10 @@ log = logging.getLogger(__name__)
 RecordCallback = Callable[[bytes | None, bytes | None, int, int], None]
 # Headers as the client hands them out: a list of (name, value) pairs, or None.
 HeadersCallback = Callable[[bytes | None, bytes | None, Any], None]
+# Read-to-end requests waiting for the reader, with the end offsets they wait for.
+_Pending = tuple[list[Future[None]], dict[int, int]]
+# How long an idle reader waits in the client before it looks at its stop flag and new requests again.
+_IDLE_POLL_S = 0.2
 
 
 class KafkaLog:
@@ -105,42 +110,55 @@ class KafkaLog:
 
     def _run(self) -> None:
         position = dict.fromkeys(range(self.partitions), 0)
-        pending: list[tuple[list[Future[None]], dict[int, int]]] = []
+        pending: list[_Pending] = []
         while not self._stopping.is_set():
-            with self._lock:
-                new, self._requests = self._requests, []
-            if new:
-                # One end-offset lookup answers every request that arrived before it, as Connect's
-                # KafkaBasedLog batches its readToEnd callbacks: a lookup per request (a ListOffsets round
-                # trip per partition) queued 50 concurrent REST status reads past their 10 s timeout.
-                try:
-                    pending.append((new, end_offsets(self._consumer, self.topic, range(self.partitions))))
-                except Exception as exc:  # broker unreachable: the callers see it
-                    for fut in new:
-                        fut.set_exception(exc)
+            pending += self._look_up_new()
+            if pending:  # a caught-up reader answers at once, before it waits in a poll
+                pending = self._answer(pending, position)
             try:
-                self._poll_once(position, 0.05 if pending else 0.2)
+                self._poll_once(position, 0.05 if pending else _IDLE_POLL_S)
             except Exception:
                 log.exception("error while reading %s", self.topic)
                 time.sleep(0.5)
             if pending:
-                for p, pos in positions(self._consumer, self.topic, range(self.partitions)).items():
-                    position[p] = max(position[p], pos)
-            still: list[tuple[list[Future[None]], dict[int, int]]] = []
-            for futs, ends in pending:
-                if all(position[p] >= end for p, end in ends.items()):
-                    for fut in futs:
-                        fut.set_result(None)
-                else:
-                    still.append((futs, ends))
-            pending = still
+                pending = self._answer(pending, position)
         for futs, _ in pending:
             for fut in futs:
                 fut.set_exception(RuntimeError(f"log {self.topic} stopped"))
 
+    def _look_up_new(self) -> list[_Pending]:
+        """One end-offset lookup answers every request that arrived before it, as Connect's KafkaBasedLog
+        batches its readToEnd callbacks: a lookup per request queued 50 concurrent REST status reads past
+        their 10 s timeout. (The lookup is the reader's: a ListOffsets on this consumer from another thread
+        while the reader polls it hangs in the client.)"""
+        with self._lock:
+            new, self._requests = self._requests, []
+        if not new:
+            return []
+        try:
+            return [(new, end_offsets(self._consumer, self.topic, range(self.partitions)))]
+        except Exception as exc:  # broker unreachable: the callers see it
+            for fut in new:
+                fut.set_exception(exc)
+            return []
+
+    def _answer(self, pending: list[_Pending], position: dict[int, int]) -> list[_Pending]:
+        """Resolve the requests whose end offsets the reader has reached; the rest stay pending."""
+        for p, pos in positions(self._consumer, self.topic, range(self.partitions)).items():
+            position[p] = max(position[p], pos)  # steps over markers and compaction gaps no record reports
+        still = []
+        for futs, ends in pending:
+            if all(position[p] >= end for p, end in ends.items()):
+                for fut in futs:
+                    fut.set_result(None)
+            else:
+                still.append((futs, ends))
+        return still
+
     def _poll_once(self, positions: dict[int, int], timeout: float) -> None:
         self._producer.poll(0)
-        messages = self._consumer.consume(500, timeout)
+        # Returns as soon as a record is there: a batch consume waits out its timeout unless 500 arrive.
+        messages = consume_available(self._consumer, 500, timeout)
         callback = self._on_record
         for msg in messages:
             err = msg.error()
