@@ -138,13 +138,10 @@ def consume_available(consumer: ck.Consumer, max_records: int, timeout: float) -
 
     librdkafka's batch consume waits until the batch is full or the timeout expires, which holds
     a caught-up task (and the commits and acks it would process meanwhile) for the whole timeout."""
-    messages: list[Any] = consumer.consume(max_records, 0)
-    if messages:
-        return messages
-    first = consumer.poll(timeout)
+    first = consumer.poll(timeout)  # at once when a message is queued; an idle caller pays one call
     if first is None:
-        return messages
-    messages = consumer.consume(max_records - 1, 0) if max_records > 1 else []
+        return []
+    messages: list[Any] = consumer.consume(max_records - 1, 0) if max_records > 1 else []
     messages.insert(0, first)
     return messages
 

@@ -6,6 +6,11 @@ aborted transactions (see tests/harness/committed.py). Kafka clients, the runtim
 among them, rely on that list. This harness-only workaround sits between the clients and the broker:
 
 - it caps Fetch at version 4 in the broker's ApiVersions answer (a simple, fixed layout);
+- it asks ListOffsets for the high watermark where the client asked READ_COMMITTED: with a transaction open,
+  Tansu answers such a request with offset 0 where Kafka answers the last stable offset (measured: records
+  0-3 committed, a transaction open at 4-6: Kafka's answer 4, Tansu's 0), so a read-to-end stopped before
+  records already committed (a task then started from offsets seconds old). The high watermark is never below
+  the last stable offset: a read_committed reader reaches it once the transactions open at the lookup end;
 - in every Fetch v4 answer to a READ_COMMITTED request it drops the data batches of transactions whose
   ABORT marker is in the same answer, and cuts the answer before a transaction whose marker is not
   (the client fetches again from there; below the LSO the marker exists, so the next answer has it).
@@ -25,7 +30,7 @@ from dataclasses import dataclass
 
 from tests.harness.committed import record_batches, recv_exact, uvarint
 
-_FETCH, _API_VERSIONS, _ABORT = 1, 18, 0
+_FETCH, _LIST_OFFSETS, _API_VERSIONS, _ABORT = 1, 2, 18, 0
 
 
 @dataclass(frozen=True)
@@ -42,6 +47,22 @@ def _request(body: bytes) -> tuple[int, _Request]:
         # after the client id: replica id, max wait, min bytes, max bytes, then the isolation level
         committed = body[10 + max(client_len, 0) + 16] == 1
     return corr, _Request(api_key, version, committed)
+
+
+def _uncommitted_list_offsets(body: bytes) -> bytes:
+    """A ListOffsets request (v2+) with its isolation level READ_UNCOMMITTED (see the module's docstring)."""
+    _api_key, version, _corr, client_len = struct.unpack_from(">hhih", body, 0)
+    pos = 10 + max(client_len, 0)
+    if version >= 6:  # flexible versions: the request header's tagged fields
+        tags, pos = uvarint(body, pos)
+        for _ in range(tags):
+            _tag, pos = uvarint(body, pos)
+            size, pos = uvarint(body, pos)
+            pos += size
+    pos += 4  # replica id, then the isolation level
+    if body[pos] != 1:
+        return body
+    return body[:pos] + b"\x00" + body[pos + 1:]
 
 
 def _cap_fetch(body: bytes, version: int) -> bytes:
@@ -157,6 +178,8 @@ class TxnProxy:
                 corr, request = _request(body)
                 with lock:
                     pending[corr] = request
+                if request.api_key == _LIST_OFFSETS and request.version >= 2:
+                    body = _uncommitted_list_offsets(body)
                 broker.sendall(size + body)
         except (OSError, ConnectionError, struct.error):
             _close(client, broker)
