@@ -41,9 +41,14 @@ def create(bootstrap: str, topic: str, partitions: int) -> None:
         fut.result(30)
 
 
-def paced(broker: Broker, topic: str, rate: float, seconds: float, partitions: int) -> int:
-    """Produces `rate` records/s for `seconds` in 10 ms steps; returns how many."""
-    producer = Producer({"bootstrap.servers": broker.bootstrap, **to_librdkafka(broker.client_overrides, "producer")})
+_BATCHING_OVERRIDES = ("batch.num.messages", "linger.ms")  # the test bed's one-record batches
+
+
+def paced(broker: Broker, topic: str, rate: float, seconds: float, partitions: int, batching: bool = False) -> int:
+    """Produces `rate` records/s for `seconds` in 10 ms steps; returns how many. `batching`: with librdkafka's
+    batching, as a user's producer has it, instead of the test bed's one record per batch."""
+    overrides = {k: v for k, v in broker.client_overrides.items() if not (batching and k in _BATCHING_OVERRIDES)}
+    producer = Producer({"bootstrap.servers": broker.bootstrap, **to_librdkafka(overrides, "producer")})
     started, sent = time.monotonic(), 0
     while (now := time.monotonic()) - started < seconds:
         due = int((now - started) * rate)
@@ -71,7 +76,7 @@ def arrivals(broker: Broker, topic: str, partitions: int, stop: threading.Event,
 
 
 def measure(producer_side: Broker, topic: str, consumer_side: Broker, read: str, rate: float, seconds: float,
-            partitions: int) -> list[float]:
+            partitions: int, batching: bool = False) -> list[float]:
     """Latencies of one paced run, waiting for the records to arrive (or 30 s)."""
     got: list[float] = []
     stop = threading.Event()
@@ -79,7 +84,7 @@ def measure(producer_side: Broker, topic: str, consumer_side: Broker, read: str,
     reader.start()
     time.sleep(2)  # the reader's first fetch is out before the first record (a warm-up, not a sync)
     already = len(got)
-    sent = paced(producer_side, topic, rate, seconds, partitions)
+    sent = paced(producer_side, topic, rate, seconds, partitions, batching)
     deadline = time.monotonic() + 30
     while len(got) - already < sent and time.monotonic() < deadline:
         time.sleep(0.1)
@@ -93,11 +98,12 @@ def pct(values: list[float], p: float) -> float:
     return ranked[min(len(ranked) - 1, max(0, int(len(ranked) * p / 100 + 0.5) - 1))]
 
 
-def mirror_maker(a: Broker, b: Broker, work: Path) -> MirrorMakerProcess:
+def mirror_maker(a: Broker, b: Broker, work: Path, batching: bool = False) -> MirrorMakerProcess:
     path = work / "mm2.properties"
+    settings = [line for line in mm2_settings({"A": a, "B": b}).splitlines()
+                if not (batching and line.split("=")[0].endswith(_BATCHING_OVERRIDES))]
     path.write_text(f"clusters = A, B\nA.bootstrap.servers = {a.bootstrap}\nB.bootstrap.servers = {b.bootstrap}\n"
-                    "A->B.enabled = true\ntopics = lat\nemit.heartbeats.enabled = false\n"
-                    + mm2_settings({"A": a, "B": b}))
+                    "A->B.enabled = true\ntopics = lat\nemit.heartbeats.enabled = false\n" + "\n".join(settings) + "\n")
     return MirrorMakerProcess(path, work / "mm.log")
 
 
@@ -106,6 +112,10 @@ def main() -> None:
     parser.add_argument("--rates", default="200,1000,5000")
     parser.add_argument("--seconds", type=float, default=15.0)
     parser.add_argument("--partitions", type=int, default=4)
+    parser.add_argument("--batching", action="store_true",
+                        help="producers (this bench's and the mirror's) batch as librdkafka does by default; "
+                             "consumers keep the test bed's 50 ms fetch wait (Tansu holds a fetch for the whole wait)")
+    parser.add_argument("--no-record", action="store_true")
     args = parser.parse_args()
     a, b = start_tansu("A"), start_tansu("B")
     work = Path(tempfile.mkdtemp(prefix="latency-bench-"))
@@ -113,17 +123,18 @@ def main() -> None:
     try:
         create(a.bootstrap, "lat", args.partitions)
         create(a.bootstrap, "direct", args.partitions)
-        mm = mirror_maker(a, b, work)
+        mm = mirror_maker(a, b, work, args.batching)
         wait_remote(b, "A.lat")
         warm = measure(a, "lat", b, "A.lat", 100, 3, args.partitions)
         print(f"warm-up: {len(warm)} records through the mirror", flush=True)
         rows = []
         for rate in (float(r) for r in args.rates.split(",")):
-            direct = measure(a, "direct", a, "direct", rate, args.seconds, args.partitions)
-            mirrored = measure(a, "lat", b, "A.lat", rate, args.seconds, args.partitions)
+            direct = measure(a, "direct", a, "direct", rate, args.seconds, args.partitions, args.batching)
+            mirrored = measure(a, "lat", b, "A.lat", rate, args.seconds, args.partitions, args.batching)
             rows.append(row(rate, direct, mirrored))
             print(rows[-1], flush=True)
-        record(rows, args)
+        if not args.no_record:
+            record(rows, args)
     finally:
         if mm is not None:
             mm.stop()
