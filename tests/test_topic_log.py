@@ -15,6 +15,12 @@ from tests.harness.brokers import Broker
 from tests.harness.kafka_io import create_topic
 
 
+def producer_conf(broker: Broker) -> dict[str, str]:
+    """The broker's producer quirks (one-record batches on Tansu); its Java-named fetch setting is the worker's."""
+    return {"bootstrap.servers": broker.bootstrap, **{k: v for k, v in broker.client_overrides.items()
+                                                    if k in ("batch.num.messages", "linger.ms")}}
+
+
 def test_concurrent_read_to_end_share_one_end_offset_lookup(broker: Broker, unique: str,
                                                              monkeypatch: pytest.MonkeyPatch) -> None:
     """KafkaBasedLogTest.testReadToEnd's batching: the reader thread collects every pending readToEnd callback
@@ -22,9 +28,7 @@ def test_concurrent_read_to_end_share_one_end_offset_lookup(broker: Broker, uniq
     round trip per partition) on the one reader thread, and 50 concurrent ones queued past their timeout."""
     topic = f"tl-{unique}"
     create_topic(broker.bootstrap, topic, 5)
-    # The broker's producer quirks (one-record batches on Tansu); its Java-named fetch setting is the worker's.
-    producer = {"bootstrap.servers": broker.bootstrap, **{k: v for k, v in broker.client_overrides.items()
-                                                        if k in ("batch.num.messages", "linger.ms")}}
+    producer = producer_conf(broker)
     lookups = [0]
     real = topic_log.end_offsets
 
@@ -71,8 +75,7 @@ def test_read_to_end_of_an_idle_topic_costs_one_fetch_wait_not_one_per_partition
     as Connect's consumer.endOffsets does."""
     topic = f"tl-idle-{unique}"
     create_topic(broker.bootstrap, topic, 25)
-    producer = {"bootstrap.servers": broker.bootstrap, **{k: v for k, v in broker.client_overrides.items()
-                                                        if k in ("batch.num.messages", "linger.ms")}}
+    producer = producer_conf(broker)
     seen: list[int] = []
     log = KafkaLog(topic, 25, producer, {"bootstrap.servers": broker.bootstrap, "fetch.wait.max.ms": "500"})
     log.start(lambda _k, _v, partition, _o: seen.append(partition), 30)

@@ -116,7 +116,7 @@ class KafkaLog:
             if pending:  # a caught-up reader answers at once, before it waits in a poll
                 pending = self._answer(pending, position)
             try:
-                self._poll_once(position, 0.05 if pending else _IDLE_POLL_S)
+                self._poll_once(0.05 if pending else _IDLE_POLL_S)
             except Exception:
                 log.exception("error while reading %s", self.topic)
                 time.sleep(0.5)
@@ -144,8 +144,10 @@ class KafkaLog:
 
     def _answer(self, pending: list[_Pending], position: dict[int, int]) -> list[_Pending]:
         """Resolve the requests whose end offsets the reader has reached; the rest stay pending."""
+        # The consumer's position: past every record handed out (all applied by now, on this thread) and past
+        # the transaction markers and compaction gaps that no record reports.
         for p, pos in positions(self._consumer, self.topic, range(self.partitions)).items():
-            position[p] = max(position[p], pos)  # steps over markers and compaction gaps no record reports
+            position[p] = max(position[p], pos)
         still = []
         for futs, ends in pending:
             if all(position[p] >= end for p, end in ends.items()):
@@ -155,7 +157,9 @@ class KafkaLog:
                 still.append((futs, ends))
         return still
 
-    def _poll_once(self, positions: dict[int, int], timeout: float) -> None:
+    def _poll_once(self, timeout: float) -> None:
+        """Hand the records that arrive within `timeout` to the callback. The reader's position is not kept
+        here: `_answer` reads it from the consumer after the callbacks ran, markers and gaps included."""
         self._producer.poll(0)
         # Returns as soon as a record is there: a batch consume waits out its timeout unless 500 arrive.
         messages = consume_available(self._consumer, 500, timeout)
@@ -166,9 +170,8 @@ class KafkaLog:
                 if not is_partition_eof(err):
                     log.warning("error reading %s: %s", self.topic, error_text(err))
                 continue
-            partition, offset = msg.partition() or 0, msg.offset() or 0
-            positions[partition] = offset + 1
             if callback is not None:
+                partition, offset = msg.partition() or 0, msg.offset() or 0
                 try:
                     if self._on_headers is not None:
                         self._on_headers(msg.key(), msg.value(), msg.headers())
