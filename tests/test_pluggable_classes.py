@@ -165,8 +165,9 @@ def test_worker_extension_and_override_policy_classes() -> None:
     assert WorkerConfig({**WORKER, "rest.extension.classes": basic}).values["rest.extension.classes"] == [basic]
     assert "REST extension" in worker_error(**{"rest.extension.classes": f"{basic}, com.example.Audit"})
     assert WorkerConfig({**WORKER, "connector.client.config.override.policy": "All"})
-    for policy in ("None", "Principal", "com.example.Policy"):
-        assert "could not be found" in worker_error(**{"connector.client.config.override.policy": policy})
+    assert WorkerConfig({**WORKER, "connector.client.config.override.policy": "None"})
+    assert "not supported" in worker_error(**{"connector.client.config.override.policy": "Principal"})
+    assert "could not be found" in worker_error(**{"connector.client.config.override.policy": "com.example.Policy"})
 
 
 def test_worker_exactly_once_source_support() -> None:

@@ -8,6 +8,11 @@ A connector's client for `side` in {source, target} and `role` in {consumer, pro
 3. `<side>.<role>.*`;
 then a consumer gets `enable.auto.commit=false` (forced: offsets are MM2's, never the group's) and
 `auto.offset.reset=earliest` unless set. No `group.id` is added: Kafka sets none.
+
+Invariant: a client setting that loads code or runs commands (pyconnect.kafka.unsafe_settings) in any of
+these layers is refused (ConfigException naming the connector key) unless the worker's
+`connector.client.config.override.unsafe.allowlist` names it: MM2's connector configs carry client settings
+as Connect's `*.override.*` do, and a dedicated process writes them without the REST validation.
 """
 
 from __future__ import annotations
@@ -17,6 +22,7 @@ from collections.abc import Mapping
 from connectors.mirror.policy import ReplicationPolicy, load_policy
 from pyconnect.api.config import ConfigException
 from pyconnect.kafka.config import invalid_security_protocol, is_mirror_client_key, to_librdkafka
+from pyconnect.kafka.unsafe_settings import refuse_unsafe
 
 # Connector settings that start like client prefixes. Kafka hands them to the client as well (as
 # `poll.timeout.ms`, `timeout.ms`, `override.*`), where the Java client ignores them; librdkafka would
@@ -30,6 +36,8 @@ def _with_prefix(raw: Mapping[str, str], prefix: str) -> dict[str, str]:
 
 def java_client_config(raw: Mapping[str, str], side: str, role: str) -> dict[str, str]:
     """The Java client settings MirrorConnectorConfig gives `side`'s `role` (without its client.id)."""
+    layers = (f"{side}.cluster.", f"{role}.", f"{side}.{role}.")
+    refuse_unsafe({k: v for k, v in raw.items() if k.startswith(layers)})
     java = {k: v for k, v in _with_prefix(raw, f"{side}.cluster.").items() if is_mirror_client_key(k)}
     java.update({k: v for k, v in _with_prefix(raw, f"{role}.").items()
                  if k not in _CONNECTOR_OWN[role] and not k.startswith("override.")})

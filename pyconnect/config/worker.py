@@ -8,8 +8,27 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 from urllib.parse import urlparse
 
-from pyconnect.api.config import ConfigDef, ConfigKey, ConfigType, Importance, Validator, at_least, non_empty_string
+from pyconnect.api.config import (
+    ConfigDef,
+    ConfigException,
+    ConfigKey,
+    ConfigType,
+    Importance,
+    Validator,
+    at_least,
+    non_empty_string,
+)
 from pyconnect.api.config_provider import ConfigProvider
+from pyconnect.config.client_override_policy import (
+    ALLOWLIST_KEY,
+    POLICY_KEY,
+    ClientOverridePolicy,
+    allowlist_error,
+    policy_error,
+    policy_from,
+    unsafe_allowed,
+    unsafe_allowlist_error,
+)
 from pyconnect.config.properties import ConfigFileError, Properties
 from pyconnect.config.providers import (
     ProviderClassError,
@@ -22,7 +41,9 @@ from pyconnect.config.providers import (
 from pyconnect.config.worker_settings import WorkerSettings
 from pyconnect.converters import converter_class
 from pyconnect.converters import header_converter_class as header_converter_class  # for connector_config
+from pyconnect.kafka import unsafe_settings
 from pyconnect.kafka.config import is_client_key, to_librdkafka
+from pyconnect.kafka.unsafe_settings import UNSAFE_ALLOWLIST_KEY
 
 log = logging.getLogger(__name__)
 
@@ -40,17 +61,8 @@ def implemented_class(kind: str, names: tuple[str, ...]) -> Validator:
     return check
 
 
-# Connect's override policies by alias and class name; only All, which the runtime applies (every
-# `producer.override.*` is honoured), is implemented: a stricter policy must not be silently ignored.
-_override_policy_class = implemented_class(
-    "connector client config override policy",
-    ("org.apache.kafka.connect.connector.policy.AllConnectorClientConfigOverridePolicy", "All"))
 _rest_extension_class = implemented_class(
     "REST extension", ("org.apache.kafka.connect.rest.basic.auth.extension.BasicAuthSecurityRestExtension",))
-
-
-def override_policy(name: str, value: Any) -> str | None:
-    return _override_policy_class(name, value)
 
 
 def rest_extensions(name: str, value: Any) -> str | None:
@@ -121,8 +133,17 @@ WORKER_CONFIG = ConfigDef([
               "upgrade: tasks stay at-least-once (in Kafka it makes the leader's config writes transactional; "
               "here the membership's leader epochs already fence a deposed leader).",
               validator=exactly_once_source_support),
-    ConfigKey("connector.client.config.override.policy", S, "All", L, "Only All is implemented.",
-              validator=override_policy),
+    ConfigKey(POLICY_KEY, S, "All", L,
+              "What client settings connectors may override (producer.override.*, consumer.override.*, "
+              "admin.override.*): None, All or Allowlist (Kafka's policies; Principal is not supported).",
+              validator=policy_error),
+    ConfigKey(ALLOWLIST_KEY, LST, [], M,
+              "With the Allowlist policy, the client settings connectors may override (KIP-1188); empty: none.",
+              validator=allowlist_error),
+    ConfigKey(UNSAFE_ALLOWLIST_KEY, LST, [], M,
+              "Client settings that load code or run commands (e.g. plugin.library.paths) that connector configs "
+              "may carry, under any policy; empty: connector configs carrying any of them are refused.",
+              validator=unsafe_allowlist_error),
     ConfigKey("client.id", S, "", L),
     ConfigKey("metrics.prometheus.port", INT, 0, L,
               "Serve Prometheus metrics on this port at /metrics (0: off; the Docker image and chart use 9404)."),
@@ -177,6 +198,7 @@ class WorkerConfig:
             raise self._error(key, messages[0])
         self.values: dict[str, Any] = self.definition.parse(self.raw)
         self.settings = WorkerSettings.from_values(self._settings_values(self.values))
+        self.client_overrides, self.unsafe_allowed = self._override_policy(self.values)
         self._warn_unknown(self.raw)
         self.listener = self._parse_listener()
 
@@ -185,6 +207,18 @@ class WorkerConfig:
         for key in keys:
             if key not in self.definition.keys and not key.startswith(self.known_prefixes) and not is_client_key(key):
                 log.warning("%sunknown worker setting %r is ignored", self.where(key), key)
+
+    def _override_policy(self, values: Mapping[str, Any]) -> tuple[ClientOverridePolicy, frozenset[str]]:
+        """The connector client override policy, and the unsafe client settings connector configs may carry
+        (installed for the process: see pyconnect.kafka.unsafe_settings)."""
+        try:
+            policy = policy_from(values)
+        except ConfigException as exc:
+            key, messages = next(iter(exc.errors.items()))
+            raise self._error(key, messages[0]) from None
+        permitted = unsafe_allowed(values)
+        unsafe_settings.allow(permitted)
+        return policy, permitted
 
     def where(self, key: str) -> str:
         """`file:line: ` of `key` for a message ("" for a config not read from a file)."""

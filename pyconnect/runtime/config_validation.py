@@ -9,7 +9,9 @@ from typing import Any
 from pyconnect.api.config import ConfigKey, ConfigValue, config_string
 from pyconnect.api.connector import SourceConnector
 from pyconnect.api.sink import SinkConnector
+from pyconnect.config.worker import WorkerConfig
 from pyconnect.plugins import PluginNotFound, PluginRegistry
+from pyconnect.runtime.client_overrides import with_override_errors
 from pyconnect.runtime.connector_config import common_definition, transform_errors
 from pyconnect.runtime.errors import BadConfig, NotFound
 from pyconnect.runtime.exactly_once_validation import exactly_once_errors
@@ -43,10 +45,11 @@ def _value_info(name: str, key: ConfigKey, value: ConfigValue | None) -> ConfigV
                            value.visible)
 
 
-def validate(plugins: PluginRegistry, config: Mapping[str, str], exactly_once: bool = False) -> ConfigInfos:
+def validate(plugins: PluginRegistry, config: Mapping[str, str], exactly_once: bool = False,
+             worker: WorkerConfig | None = None) -> ConfigInfos:
     """The common keys plus the plugin's keys with per-key errors. Values are shown parsed, defaults
     filled in and passwords hidden; `name` is `connector.class` as given. `exactly_once`: the worker
-    has `exactly.once.source.support=enabled`."""
+    has `exactly.once.source.support=enabled`; `worker`: its client override rules apply."""
     class_name = config.get("connector.class")
     if class_name is None:
         raise BadConfig(f"Connector config {java_map_string(config)} contains no connector type")
@@ -70,13 +73,15 @@ def validate(plugins: PluginRegistry, config: Mapping[str, str], exactly_once: b
                 values[name].errors.extend(m for m in messages if m not in values[name].errors)
     configs = [ConfigInfo(key_info(key), _value_info(name, key, values.get(name)))
                for name, key in definition.keys.items()]
+    configs = with_override_errors(configs, config, sink, worker)
     groups = list(dict.fromkeys(k.group for k in definition.keys.values() if k.group))
     return ConfigInfos(class_name, sum(len(c.value.errors) for c in configs), groups, configs)
 
 
-def require_valid(plugins: PluginRegistry, config: Mapping[str, str], exactly_once: bool = False) -> None:
+def require_valid(plugins: PluginRegistry, config: Mapping[str, str], exactly_once: bool = False,
+                  worker: WorkerConfig | None = None) -> None:
     """Raise BadConfig listing every error of `config`, as a connector write does."""
-    errors = [e for c in validate(plugins, config, exactly_once).configs for e in c.value.errors]
+    errors = [e for c in validate(plugins, config, exactly_once, worker).configs for e in c.value.errors]
     if errors:
         raise BadConfig(INVALID.format(count=len(errors), errors="\n".join(errors)))
 

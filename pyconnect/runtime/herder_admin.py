@@ -68,7 +68,8 @@ class WorkerAdmin:
 
     def validate(self, config: Mapping[str, str]) -> ConfigInfos:
         """Validate a connector config against its `connector.class` (errors are in the answer)."""
-        return config_validation.validate(self.worker.plugins, config, self.worker.config.settings.exactly_once)
+        return config_validation.validate(self.worker.plugins, config, self.worker.config.settings.exactly_once,
+                                          self.worker.config)
 
     # log levels ------------------------------------------------------------------------------
 

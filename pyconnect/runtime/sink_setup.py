@@ -9,6 +9,7 @@ from pyconnect.api.task_id import TaskId
 from pyconnect.config.worker import WorkerConfig
 from pyconnect.converters import deserializer_for, header_converter_for, side_settings
 from pyconnect.kafka.config import to_librdkafka
+from pyconnect.runtime.client_overrides import task_overrides
 from pyconnect.runtime.errors_handling import (
     ErrorHandlingMetrics,
     ErrorSettings,
@@ -20,7 +21,6 @@ from pyconnect.runtime.sink_conversion import SinkConverters, SinkRecordConversi
 from pyconnect.runtime.sink_runner import SinkSettings
 from pyconnect.transforms.connector_config import TRANSFORMS, aliases, build_chain
 
-OVERRIDE = "consumer.override."
 DEFAULT_MAX_POLL_RECORDS = 500
 
 
@@ -36,7 +36,7 @@ class SinkSetup:
         self._config, self._flush, self._shutdown = config, flush_interval, shutdown_timeout
 
     def settings(self, connector: str, task: int, connector_config: Mapping[str, str]) -> SinkSettings:
-        overrides = {k[len(OVERRIDE):]: v for k, v in connector_config.items() if k.startswith(OVERRIDE)}
+        overrides = task_overrides(self._config, connector_config, "consumer")  # raises if the worker refuses one
         # Connect's defaults for sink consumers, under what the worker's `consumer.*` and the
         # connector's overrides say: offsets are committed by the runtime, reading starts at the beginning.
         # A subscribed topic that does not exist yet (the quickstart's, made by the source's first record)
@@ -60,11 +60,10 @@ class SinkSetup:
         settings = ErrorSettings.from_config(connector_config)
         metrics = ErrorHandlingMetrics()
 
-        def overrides(prefix: str, role: str) -> dict[str, str]:
-            return to_librdkafka({k[len(prefix):]: v for k, v in connector_config.items() if k.startswith(prefix)},
-                                 role)
-        producer = {**self._config.task_client_config("producer"), **overrides("producer.override.", "producer")}
-        admin = {**self._config.client_config("admin"), **overrides("admin.override.", "admin")}
+        def overrides(role: str) -> dict[str, str]:
+            return to_librdkafka(task_overrides(self._config, connector_config, role), role)
+        producer = {**self._config.task_client_config("producer"), **overrides("producer")}
+        admin = {**self._config.client_config("admin"), **overrides("admin")}
         return ToleranceOperator(settings, metrics, sink_task_reporters(task_id, settings, metrics, admin, producer))
 
     def conversion(self, connector_config: Mapping[str, str], operator: ToleranceOperator) -> SinkRecordConversion:

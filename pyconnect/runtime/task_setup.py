@@ -12,6 +12,7 @@ from pyconnect.api.task_id import TaskId
 from pyconnect.config.worker import WorkerConfig
 from pyconnect.converters import converter_for, header_converter_for, schema_serializer_for, side_settings
 from pyconnect.kafka.config import to_librdkafka
+from pyconnect.runtime.client_overrides import task_overrides
 from pyconnect.runtime.connector_offsets import ConnectorOffsetStores
 from pyconnect.runtime.fencing import transactional_id
 from pyconnect.runtime.source_runner import RunnerSettings
@@ -47,10 +48,10 @@ class TaskSetup:
         self._own_store = own_store
 
     def settings(self, connector_config: Mapping[str, str]) -> RunnerSettings:
-        """Connect's per-connector settings: `producer.override.<key>`, and `key.converter` /
-        `value.converter` (with their `<side>.converter.*` settings) in place of the worker's."""
-        prefix = "producer.override."
-        overrides = {k[len(prefix):]: v for k, v in connector_config.items() if k.startswith(prefix)}
+        """Connect's per-connector settings: `producer.override.<key>` (as the worker's override policy
+        allows), and `key.converter` / `value.converter` (with their `<side>.converter.*` settings) in
+        place of the worker's."""
+        overrides = task_overrides(self._config, connector_config, "producer")  # raises if the worker refuses one
         settings = self._base
         if overrides:
             conf = {**settings.producer_conf, **to_librdkafka(overrides, "producer")}
