@@ -65,14 +65,18 @@ def _definition(name: str) -> ConfigKeyInfo:
 
 def with_override_errors(configs: list[ConfigInfo], config: Mapping[str, str], sink: bool,
                          worker: WorkerConfig | None) -> list[ConfigInfo]:
-    """`configs` (a validate answer's entries) with the override and unsafe-setting errors on their keys:
-    added to a key's entry, or as a new entry for a key the answer has none for."""
+    """`configs` (a validate answer's entries) plus an entry per override of the clients the connector uses,
+    as Connect lists them (with the policy's errors, if any), and the unsafe-setting errors on their keys
+    (added to a key's entry, or as a new entry)."""
     if worker is None:
         return configs
-    errors = override_errors(worker, config, roles_used(config, sink))
+    roles = roles_used(config, sink)
+    errors = override_errors(worker, config, roles)
+    overrides = [PREFIXES[role] + key for role in roles for key in _overrides(config, role)]
     out = list(configs)
     named = {c.value.name: c for c in configs}
-    for key, messages in errors.items():
+    for key in dict.fromkeys([*overrides, *errors]):
+        messages = errors.get(key, [])
         if key in named:
             named[key].value.errors.extend(m for m in messages if m not in named[key].value.errors)
         else:
