@@ -9,19 +9,24 @@ are refused under every policy unless the worker's connector.client.config.overr
 
 from __future__ import annotations
 
+import signal
+import subprocess
+import sys
 import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 
-from tests.harness.brokers import Broker
+from tests.harness.brokers import Broker, free_port
 from tests.harness.connectors import all_running, sequence_connector, status
-from tests.harness.kafka_io import read_to_end, topic_names
+from tests.harness.kafka_io import create_topic, produce_many, read_to_end, topic_names
 from tests.harness.membership import leader_of
-from tests.harness.workers import Cluster, WorkerProcess, wait_for
+from tests.harness.mirror import cluster_lines, mm2_settings
+from tests.harness.workers import REPO, Cluster, WorkerProcess, wait_for
 
 POLICY = "connector.client.config.override.policy"
 ALLOWLIST = "connector.client.config.override.allowlist"
@@ -184,3 +189,31 @@ def test_a_task_refuses_overrides_its_worker_does_not_allow(broker: Broker, tmp_
     finally:
         lenient.close()
         strict.close()
+
+
+def test_mirror_maker_connector_configs_cannot_carry_an_unsafe_setting(tmp_path: Path, broker: Broker,
+                                                                       broker_b: Broker) -> None:
+    """A dedicated MirrorMaker writes its connector configs without REST validation: a flow's
+    `producer.plugin.library.paths` (MirrorConnectorConfig's producer layer) fails the tasks with the refusal
+    instead of reaching librdkafka (whose own error would be a dlopen failure), and nothing is copied."""
+    topic, port = f"ovmm{uuid.uuid4().hex[:6]}", free_port()
+    create_topic(broker.bootstrap, topic, 1)
+    produce_many(broker.bootstrap, topic, 50, 1)
+    path = tmp_path / "mm2.properties"
+    path.write_text(cluster_lines({"A": broker, "B": broker_b}) + f"A->B.enabled=true\nA->B.topics={topic}\n"
+                    f"B->A.enabled=false\nlisteners=http://127.0.0.1:{port}\n"
+                    f"A->B.producer.plugin.library.paths={PROBE}\n" + mm2_settings({"A": broker, "B": broker_b}))
+    log = open(tmp_path / "mm.log", "wb")  # noqa: SIM115 - owned by the child
+    proc = subprocess.Popen([sys.executable, "-m", "replikafka", "mirror-maker", str(path)], cwd=REPO, stdout=log,
+                            stderr=subprocess.STDOUT)
+    try:
+        def failed_trace() -> str:
+            r = httpx.get(f"http://127.0.0.1:{port}/A/B/connectors/MirrorSourceConnector/status", timeout=5)
+            tasks = r.json().get("tasks", []) if r.status_code == 200 else []
+            return str(tasks[0].get("trace")) if tasks and tasks[0]["state"] == "FAILED" else ""
+        trace = wait_for(failed_trace, 60, "the MirrorSourceConnector task FAILED")
+        assert "'producer.plugin.library.paths' is refused" in trace and "dlopen" not in trace, trace
+        assert f"A.{topic}" not in topic_names(broker_b.bootstrap) or not read_to_end(broker_b.bootstrap, f"A.{topic}")
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(30) == 0

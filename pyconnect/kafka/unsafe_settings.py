@@ -13,9 +13,11 @@ Invariant: no connector config key naming one of UNSAFE_SETTINGS (the key itself
 `connector.client.config.override.unsafe.allowlist` names that setting. The worker's own top-level client
 settings (worker.properties, written by the operator) are not connector configs and are not checked.
 
-The allowlist is process-wide (`allow`), set by the worker config at start like its config providers: a
-process runs one worker (MirrorMaker's herders share one file). The runtime also passes it explicitly where
-it has the worker config; connectors (MirrorMaker 2) read the installed one.
+The runtime checks a connector config against its own worker's allowlist. Connectors (MirrorMaker 2's
+client_config) have no worker config: they read the process-wide allowlist that every worker config built in
+the process narrows (`allow`): the settings *every* worker of the process allows. A dedicated MirrorMaker
+process runs a herder per flow, each with its target cluster's settings, so a flow whose worker does not
+allow a setting is never given it by another flow's wider allowlist.
 """
 
 from __future__ import annotations
@@ -48,18 +50,18 @@ UNSAFE_SETTINGS: dict[str, str] = {
 #: The worker setting naming the UNSAFE_SETTINGS connector configs may carry.
 UNSAFE_ALLOWLIST_KEY = "connector.client.config.override.unsafe.allowlist"
 
-_allowed: frozenset[str] = frozenset()
+_allowed: frozenset[str] | None = None  # None: no worker config built yet, nothing is allowed
 
 
 def allow(names: Iterable[str]) -> None:
-    """Install the worker's allowlist for this process (see the module docstring)."""
+    """Narrow the process-wide allowlist to `names` (a worker config's; see the module docstring)."""
     global _allowed
-    _allowed = frozenset(names)
+    _allowed = frozenset(names) if _allowed is None else _allowed & frozenset(names)
 
 
 def allowed() -> frozenset[str]:
-    """The installed allowlist."""
-    return _allowed
+    """The process-wide allowlist: what every worker config built so far allows."""
+    return _allowed or frozenset()
 
 
 def unsafe_setting(key: str) -> str | None:
@@ -79,7 +81,7 @@ def unsafe_message(key: str, name: str) -> str:
 def unsafe_errors(config: Mapping[str, object], permitted: frozenset[str] | None = None) -> dict[str, str]:
     """key -> message for each key of `config` that sets an unsafe setting not in `permitted` (default:
     the installed allowlist)."""
-    names = _allowed if permitted is None else permitted
+    names = allowed() if permitted is None else permitted
     out = {}
     for key in config:
         name = unsafe_setting(key)

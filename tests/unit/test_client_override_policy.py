@@ -8,7 +8,7 @@ is "valid" when no ConfigValue the policy returns has an error, "invalid" when o
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 import pytest
@@ -29,10 +29,9 @@ ALL_CONFIGS = ["acks", "linger.ms", "batch.size", "compression.type", "enable.id
 
 
 @pytest.fixture(autouse=True)
-def _no_installed_allowlist() -> Iterator[None]:
-    """WorkerConfig installs its unsafe allowlist for the process: leave none behind."""
-    yield
-    unsafe_settings.allow(())
+def _fresh_process_allowlist(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each test starts as a new process would: no worker config built yet (see unsafe_settings)."""
+    monkeypatch.setattr(unsafe_settings, "_allowed", None)
 
 
 def valid(policy: ClientOverridePolicy, overrides: Mapping[str, Any]) -> bool:
@@ -164,3 +163,7 @@ def test_mirror_client_settings_refuse_unsafe_settings_unless_the_worker_names_t
     assert client_settings(raw, "source", "consumer")["auto.offset.reset"] == "earliest", "other roles unaffected"
     WorkerConfig({**WORKER, "connector.client.config.override.unsafe.allowlist": "plugin.library.paths"})
     assert client_settings(raw, "target", "producer")["plugin.library.paths"] == "/x/lib"
+    # A second worker of the process (another MirrorMaker flow) that does not allow it narrows the allowlist.
+    WorkerConfig(WORKER)
+    with pytest.raises(ConfigException):
+        client_settings(raw, "target", "producer")
