@@ -9,8 +9,8 @@ A connector's client for `side` in {source, target} and `role` in {consumer, pro
 then a consumer gets `enable.auto.commit=false` (forced: offsets are MM2's, never the group's) and
 `auto.offset.reset=earliest` unless set. No `group.id` is added: Kafka sets none.
 
-Invariant: a client setting that loads code or runs commands (pyconnect.kafka.unsafe_settings) in any of
-these layers is refused (ConfigException naming the connector key) unless the worker's
+Invariant: no client is built from a connector config carrying a setting that loads code or runs commands
+(pyconnect.kafka.unsafe_settings) under any key (ConfigException naming the keys), unless the worker's
 `connector.client.config.override.unsafe.allowlist` names it: MM2's connector configs carry client settings
 as Connect's `*.override.*` do, and a dedicated process writes them without the REST validation.
 """
@@ -36,8 +36,6 @@ def _with_prefix(raw: Mapping[str, str], prefix: str) -> dict[str, str]:
 
 def java_client_config(raw: Mapping[str, str], side: str, role: str) -> dict[str, str]:
     """The Java client settings MirrorConnectorConfig gives `side`'s `role` (without its client.id)."""
-    layers = (f"{side}.cluster.", f"{role}.", f"{side}.{role}.")
-    refuse_unsafe({k: v for k, v in raw.items() if k.startswith(layers)})
     java = {k: v for k, v in _with_prefix(raw, f"{side}.cluster.").items() if is_mirror_client_key(k)}
     java.update({k: v for k, v in _with_prefix(raw, f"{role}.").items()
                  if k not in _CONNECTOR_OWN[role] and not k.startswith("override.")})
@@ -50,6 +48,7 @@ def java_client_config(raw: Mapping[str, str], side: str, role: str) -> dict[str
 
 def client_settings(raw: Mapping[str, str], side: str, role: str) -> dict[str, str]:
     """librdkafka settings for `side` in {source,target} and `role` in {consumer,producer,admin}."""
+    refuse_unsafe(raw)  # any key of the connector config: other layers (backfill.<role>.*) build on this one
     return to_librdkafka(java_client_config(raw, side, role), role)
 
 

@@ -160,7 +160,9 @@ def test_mirror_client_settings_refuse_unsafe_settings_unless_the_worker_names_t
     with pytest.raises(ConfigException) as info:
         client_settings(raw, "target", "producer")
     assert list(info.value.errors) == ["producer.plugin.library.paths"]
-    assert client_settings(raw, "source", "consumer")["auto.offset.reset"] == "earliest", "other roles unaffected"
+    with pytest.raises(ConfigException):  # nor any other client of that connector (backfill.<role>.* builds on it)
+        client_settings(raw, "source", "consumer")
+    assert client_settings({"target.cluster.bootstrap.servers": "b:9092"}, "target", "producer")
     WorkerConfig({**WORKER, "connector.client.config.override.unsafe.allowlist": "plugin.library.paths"})
     assert client_settings(raw, "target", "producer")["plugin.library.paths"] == "/x/lib"
     # A second worker of the process (another MirrorMaker flow) that does not allow it narrows the allowlist.
