@@ -194,8 +194,9 @@ def test_a_task_refuses_overrides_its_worker_does_not_allow(broker: Broker, tmp_
 def test_mirror_maker_connector_configs_cannot_carry_an_unsafe_setting(tmp_path: Path, broker: Broker,
                                                                        broker_b: Broker) -> None:
     """A dedicated MirrorMaker writes its connector configs without REST validation: a flow's
-    `producer.plugin.library.paths` (MirrorConnectorConfig's producer layer) fails the tasks with the refusal
-    instead of reaching librdkafka (whose own error would be a dlopen failure), and nothing is copied."""
+    `producer.plugin.library.paths` (MirrorConnectorConfig's producer layer) fails the connector, which builds
+    its clients from that config, with the refusal instead of reaching librdkafka (whose own error would be a
+    dlopen failure), and nothing is copied."""
     topic, port = f"ovmm{uuid.uuid4().hex[:6]}", free_port()
     create_topic(broker.bootstrap, topic, 1)
     produce_many(broker.bootstrap, topic, 50, 1)
@@ -209,9 +210,9 @@ def test_mirror_maker_connector_configs_cannot_carry_an_unsafe_setting(tmp_path:
     try:
         def failed_trace() -> str:
             r = httpx.get(f"http://127.0.0.1:{port}/A/B/connectors/MirrorSourceConnector/status", timeout=5)
-            tasks = r.json().get("tasks", []) if r.status_code == 200 else []
-            return str(tasks[0].get("trace")) if tasks and tasks[0]["state"] == "FAILED" else ""
-        trace = wait_for(failed_trace, 60, "the MirrorSourceConnector task FAILED")
+            state = r.json().get("connector", {}) if r.status_code == 200 else {}
+            return str(state.get("trace")) if state.get("state") == "FAILED" else ""
+        trace = wait_for(failed_trace, 60, "the MirrorSourceConnector FAILED")
         assert "'producer.plugin.library.paths' is refused" in trace and "dlopen" not in trace, trace
         assert f"A.{topic}" not in topic_names(broker_b.bootstrap) or not read_to_end(broker_b.bootstrap, f"A.{topic}")
     finally:
