@@ -41,6 +41,8 @@ CONNECT_CONNECTOR_KEYS = {
     "name", "connector.class", "tasks.max", "tasks.max.enforce", "key.converter", "value.converter",
     "header.converter", "config.action.reload", "transforms", "predicates", "errors.retry.timeout",
     "errors.retry.delay.max.ms", "errors.tolerance", "errors.log.enable", "errors.log.include.messages",
+    # This runtime's connector settings of auto-restart (pyconnect/runtime/auto_restart.py): top level or per flow.
+    "auto.restart.enabled", "auto.restart.max.restarts", "auto.restart.max.backoff.minutes",
 }
 _DEFS = (SOURCE, CHECKPOINT, HEARTBEAT)
 # MirrorMakerConfig.allConfigNames(): MirrorConnectorConfig's base also defines the client security

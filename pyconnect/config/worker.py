@@ -138,6 +138,18 @@ WORKER_CONFIG = ConfigDef([
     ConfigKey("console.sample.interval.ms", INT, 5000, L,
               "How often the worker samples its metrics into the console's 15-minute history.",
               validator=at_least(100)),
+    # Auto-restart of FAILED connectors and tasks, Strimzi's autoRestart (pyconnect/runtime/auto_restart.py);
+    # a connector config may set the same keys for itself.
+    ConfigKey("auto.restart.enabled", B, False, L,
+              "Restart FAILED connectors and their FAILED tasks without an operator, with Strimzi's backoff: "
+              "at once, then after 2, 6, 12, 20, ... minutes (n*n + n after the n-th restart)."),
+    ConfigKey("auto.restart.max.restarts", INT, -1, L,
+              "Restarts at most, then the connector stays FAILED for an operator (-1: no limit). The count "
+              "is reset once the connector has not failed for as long as the next backoff.",
+              validator=at_least(-1)),
+    ConfigKey("auto.restart.max.backoff.minutes", INT, 60, L,
+              "The longest wait between two restarts, in minutes (Strimzi's maxBackoffMinutes).",
+              validator=at_least(1)),
 ])
 
 # Prefixes Connect defines on workers (client overrides, internal-topic settings, REST/TLS).

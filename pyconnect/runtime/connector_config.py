@@ -14,6 +14,7 @@ from pyconnect.api.config import (
 )
 from pyconnect.config.worker import header_converter_class
 from pyconnect.converters import converter_class
+from pyconnect.runtime import auto_restart
 from pyconnect.runtime.errors_handling.config_keys import ERROR_KEYS
 from pyconnect.runtime.sink_config import SINK, sink_errors
 from pyconnect.transforms import connector_config as transforms
@@ -74,6 +75,8 @@ COMMON = ConfigDef([
     *ALIAS_KEYS.keys.values(),
     # Connect's error-handling keys (ConnectorConfig); sinks add the dead letter queue's (sink_config).
     *ERROR_KEYS.keys.values(),
+    # Per-connector overrides of the worker's auto.restart.* settings (runtime/auto_restart.py).
+    *auto_restart.CONNECTOR_KEYS.keys.values(),
 ])
 
 
