@@ -10,6 +10,7 @@ from urllib.parse import urlparse
 
 from pyconnect.api.config import ConfigDef, ConfigKey, ConfigType, Importance, Validator, at_least, non_empty_string
 from pyconnect.api.config_provider import ConfigProvider
+from pyconnect.config.auto_restart_keys import WORKER_KEYS as AUTO_RESTART_KEYS
 from pyconnect.config.properties import ConfigFileError, Properties
 from pyconnect.config.providers import (
     ProviderClassError,
@@ -140,16 +141,7 @@ WORKER_CONFIG = ConfigDef([
               validator=at_least(100)),
     # Auto-restart of FAILED connectors and tasks, Strimzi's autoRestart (pyconnect/runtime/auto_restart.py);
     # a connector config may set the same keys for itself.
-    ConfigKey("auto.restart.enabled", B, False, L,
-              "Restart FAILED connectors and their FAILED tasks without an operator, with Strimzi's backoff: "
-              "at once, then after 2, 6, 12, 20, ... minutes (n*n + n after the n-th restart)."),
-    ConfigKey("auto.restart.max.restarts", INT, -1, L,
-              "Restarts at most, then the connector stays FAILED for an operator (-1: no limit). The count "
-              "is reset once the connector has not failed for as long as the next backoff.",
-              validator=at_least(-1)),
-    ConfigKey("auto.restart.max.backoff.minutes", INT, 60, L,
-              "The longest wait between two restarts, in minutes (Strimzi's maxBackoffMinutes).",
-              validator=at_least(1)),
+    *AUTO_RESTART_KEYS.keys.values(),
 ])
 
 # Prefixes Connect defines on workers (client overrides, internal-topic settings, REST/TLS).

@@ -10,14 +10,14 @@ Strimzi's rules, reproduced by the pure functions below:
 - with no restart counted yet, the restart is immediate; after the n-th, the next comes once
   `min(n*n + n, max backoff)` whole minutes have passed since it (intervals of 2, 6, 12, 20, 30, 42, 56
   minutes, then the maximum, 60 by default);
-- with `max.restarts` set (>= 0) no restart is made once the count has reached it: the connector stays
-  FAILED for an operator (Strimzi: unlimited when unset; here -1);
+- with `max.restarts` set (>= 1) no restart is made once the count has reached it: the connector stays
+  FAILED for an operator (Strimzi: unlimited when unset; here -1; 0 is refused: see auto_restart_keys);
 - a connector that is not failing has its count reset once more than that same interval has passed
   since its last restart (after 4 restarts, 20 minutes without a failure).
 
 Settings: the worker's `auto.restart.enabled`, `auto.restart.max.restarts`,
 `auto.restart.max.backoff.minutes` (pyconnect/config/worker.py), each overridden by the connector
-config's key of the same name (CONNECTOR_KEYS, part of every connector's ConfigDef).
+config's key of the same name (pyconnect/config/auto_restart_keys.py; part of every connector's ConfigDef).
 
 Invariants:
 - Only the cluster's leader decides and writes (one decider, so one failure is never counted or
@@ -33,46 +33,21 @@ Invariants:
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import Enum
 from typing import Any
 
-from pyconnect.api.config import ConfigDef, ConfigKey, ConfigType, Importance
 from pyconnect.api.states import State
+from pyconnect.config.auto_restart_keys import CONNECTOR_KEYS, ENABLED, MAX_BACKOFF_MINUTES, MAX_RESTARTS, UNLIMITED
 from pyconnect.runtime.clock import Clock
 from pyconnect.storage.config_store import ConfigSnapshot, ConfigStore
 from pyconnect.storage.status_store import AutoRestartRecord, StatusStore
 
 log = logging.getLogger(__name__)
 
-ENABLED = "auto.restart.enabled"
-MAX_RESTARTS = "auto.restart.max.restarts"
-MAX_BACKOFF_MINUTES = "auto.restart.max.backoff.minutes"
-UNLIMITED = -1
 #: How often the leader looks at the statuses (it reads the in-memory stores only).
 CHECK_INTERVAL_S = 1.0
-
-
-def _null_or_at_least(minimum: int) -> Callable[[str, Any], str | None]:
-    def check(_name: str, value: Any) -> str | None:
-        return None if value is None or value >= minimum else f"Value must be at least {minimum}"
-    return check
-
-
-_GROUP = "Auto restart"
-#: The connector-level keys (unset: the worker's setting), merged into every connector's ConfigDef.
-CONNECTOR_KEYS = ConfigDef([
-    ConfigKey(ENABLED, ConfigType.BOOLEAN, None, Importance.LOW, group=_GROUP, order=1,
-              documentation="Restart this connector and its tasks when they FAIL (unset: the worker's "
-              "auto.restart.enabled)."),
-    ConfigKey(MAX_RESTARTS, ConfigType.INT, None, Importance.LOW, group=_GROUP, order=2,
-              documentation="Restarts at most, -1 for no limit (unset: the worker's auto.restart.max.restarts).",
-              validator=_null_or_at_least(UNLIMITED)),
-    ConfigKey(MAX_BACKOFF_MINUTES, ConfigType.INT, None, Importance.LOW, group=_GROUP, order=3,
-              documentation="The longest wait between restarts in minutes (unset: the worker's "
-              "auto.restart.max.backoff.minutes).", validator=_null_or_at_least(1)),
-])
 
 
 @dataclass(frozen=True)

@@ -12,9 +12,9 @@ from pyconnect.api.config import (
     at_least,
     non_empty_string_without_control_chars,
 )
+from pyconnect.config.auto_restart_keys import CONNECTOR_KEYS as AUTO_RESTART_KEYS
 from pyconnect.config.worker import header_converter_class
 from pyconnect.converters import converter_class
-from pyconnect.runtime import auto_restart
 from pyconnect.runtime.errors_handling.config_keys import ERROR_KEYS
 from pyconnect.runtime.sink_config import SINK, sink_errors
 from pyconnect.transforms import connector_config as transforms
@@ -76,7 +76,7 @@ COMMON = ConfigDef([
     # Connect's error-handling keys (ConnectorConfig); sinks add the dead letter queue's (sink_config).
     *ERROR_KEYS.keys.values(),
     # Per-connector overrides of the worker's auto.restart.* settings (runtime/auto_restart.py).
-    *auto_restart.CONNECTOR_KEYS.keys.values(),
+    *AUTO_RESTART_KEYS.keys.values(),
 ])
 
 
