@@ -174,8 +174,8 @@ def test_dedicated_mirror_maker_top_level_and_flow_keys(tmp_path: Path, broker: 
     herder = WorkerProcess(tmp_path, {"listeners": f"http://127.0.0.1:{port}"}, "mm-rest")  # its REST only
     try:
         base = f"http://127.0.0.1:{port}/A/B"
-        config = wait_for(lambda: httpx.get(f"{base}/connectors/MirrorSourceConnector/config", timeout=5).json(),
-                          60, "the flow's MirrorSourceConnector")
+        config = wait_for(lambda: (lambda r: r.json() if r.status_code == 200 else None)(
+            httpx.get(f"{base}/connectors/MirrorSourceConnector/config", timeout=5)), 60, "the flow's MirrorSourceConnector")
         assert config["auto.restart.enabled"] == "true" and config["auto.restart.max.restarts"] == "5"
         name = f"dm-{unique}"
         body = failing_sequence(name, **{"auto.restart.enabled": "true"})
