@@ -175,7 +175,7 @@ def test_dedicated_mirror_maker_top_level_and_flow_keys(tmp_path: Path, broker: 
     try:
         base = f"http://127.0.0.1:{port}/A/B"
         config = wait_for(lambda: (lambda r: r.json() if r.status_code == 200 else None)(
-            httpx.get(f"{base}/connectors/MirrorSourceConnector/config", timeout=5)), 60, "the flow's MirrorSourceConnector")
+            httpx.get(f"{base}/connectors/MirrorSourceConnector/config", timeout=5)), 60, "the MirrorSourceConnector")
         assert config["auto.restart.enabled"] == "true" and config["auto.restart.max.restarts"] == "5"
         name = f"dm-{unique}"
         body = failing_sequence(name, **{"auto.restart.enabled": "true"})
