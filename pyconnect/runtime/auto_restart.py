@@ -145,6 +145,8 @@ class AutoRestarter:
         if leader_epoch != self._epoch:  # a new leadership: the status topic holds the previous leader's writes
             self._epoch, self._records = leader_epoch, {}
         snapshot = self._configs.snapshot()
+        for gone in [n for n in self._records if n not in snapshot.connectors]:  # deleted: its count went too
+            del self._records[gone]
         now_ms = int(self._clock.time() * 1000)
         for name, config in snapshot.connectors.items():
             try:

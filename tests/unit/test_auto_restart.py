@@ -162,3 +162,16 @@ def test_bad_values_are_refused_naming_the_key() -> None:
                                           "auto.restart.max.restarts": "0"})
     assert any(e.startswith("auto.restart.enabled:") for e in errors), errors
     assert any(e.startswith("auto.restart.max.restarts:") for e in errors), errors
+
+
+def test_a_connector_deleted_and_created_again_starts_from_no_count() -> None:
+    cluster = Cluster({"auto.restart.enabled": "true"})
+    cluster.fail_task()
+    assert cluster.minutes(1) == [0]
+    cluster.configs.remove_connector("c")
+    cluster.statuses.delete_connector("c", 1)  # what the owner does when it sees the deletion
+    cluster.restarter.tick(cluster.epoch)  # the leader sees it gone, a minute after its restart
+    assert cluster.statuses.auto_restart("c") is None
+    cluster.configs.put_connector_config("c", {"connector.class": "SequenceSource", "auto.restart.enabled": "true"})
+    cluster.fail_task()
+    assert cluster.minutes(1) == [0], "the new connector's first failure is restarted at once, not 2 min later"
