@@ -163,10 +163,11 @@ def test_dedicated_mirror_maker_top_level_and_flow_keys(tmp_path: Path, broker: 
                                                        unique: str) -> None:
     """mm2.properties: the top-level key reaches every MM2 connector, the flow's key overrides it; a
     connector of the flow's herder is auto-restarted by that herder."""
-    port = free_port()
+    port, metrics_port = free_port(), free_port()
     path = tmp_path / "mm2.properties"
     path.write_text(cluster_lines({"A": broker, "B": broker_b}) + "A->B.enabled = true\nB->A.enabled = false\n"
                     + f"A->B.topics = none{unique}\nauto.restart.enabled = true\n"
+                    + f"B.metrics.prometheus.port = {metrics_port}\n"
                     + "A->B.auto.restart.max.restarts = 5\n" + mm2_settings({"A": broker, "B": broker_b}))
     log = open(tmp_path / "mm.log", "wb")  # noqa: SIM115 - owned by the child
     proc = subprocess.Popen([sys.executable, "-m", "replikafka", "mirror-maker", str(path), "--listeners",
@@ -181,6 +182,9 @@ def test_dedicated_mirror_maker_top_level_and_flow_keys(tmp_path: Path, broker: 
         body = failing_sequence(name, **{"auto.restart.enabled": "true"})
         assert httpx.post(f"{base}/connectors", json=body, timeout=30).status_code == 201
         wait_for(lambda: restarted(herder, name, 1, prefix="/A/B"), 60, "the herder auto-restarted the task")
+        assert wait_for(lambda: sample(httpx.get(f"http://127.0.0.1:{metrics_port}/metrics", timeout=5).text,
+                                       "kafka_connect_connector_auto_restart_count", connector=name, source="A",
+                                       target="B"), 20, "the flow's gauge") == 1.0
         wait_for(lambda: len(sequence_values(broker_b.bootstrap, f"{name}-out")) >= COUNT, 30, "every record")
     finally:
         if proc.poll() is None:

@@ -175,3 +175,19 @@ def test_a_connector_deleted_and_created_again_starts_from_no_count() -> None:
     cluster.configs.put_connector_config("c", {"connector.class": "SequenceSource", "auto.restart.enabled": "true"})
     cluster.fail_task()
     assert cluster.minutes(1) == [0], "the new connector's first failure is restarted at once, not 2 min later"
+
+
+def test_status_store_reads_the_record_and_skips_malformed_ones() -> None:
+    topic = MemoryTopic()
+    store = StatusStore(MemoryLog(topic))
+    store.start()
+    store.put_auto_restart("c", AutoRestartRecord(3, 1_700_000_000_000))
+    assert orjson.loads(topic.records[-1][1] or b"") == {"count": 3, "lastRestartTimestamp": 1_700_000_000_000}
+    MemoryLog(topic).send(b"status-auto-restart-d", b'{"count": "3"}')
+    MemoryLog(topic).send(b"status-auto-restart-", b'{"count": 1, "lastRestartTimestamp": 1}')
+    reader = StatusStore(MemoryLog(topic))
+    reader.start()
+    assert reader.auto_restart("c") == AutoRestartRecord(3, 1_700_000_000_000)
+    assert reader.auto_restart("d") is None and reader.auto_restart("") is None
+    store.delete_connector("c", 0)
+    assert reader.auto_restart("c") is None, "a connector's tombstones take its count"
