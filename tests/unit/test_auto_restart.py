@@ -15,9 +15,11 @@ from typing import Any
 import orjson
 import pytest
 
+from connectors.mirror.maker_config import MirrorMakerConfig
 from pyconnect.api.config import ConfigDef
 from pyconnect.api.states import State
-from pyconnect.config.properties import ConfigFileError
+from pyconnect.config.auto_restart_keys import CONNECTOR_KEYS
+from pyconnect.config.properties import ConfigFileError, parse_properties
 from pyconnect.config.worker import WORKER_CONFIG, WorkerConfig
 from pyconnect.runtime.auto_restart import (
     AutoRestarter,
@@ -191,3 +193,24 @@ def test_status_store_reads_the_record_and_skips_malformed_ones() -> None:
     assert reader.auto_restart("d") is None and reader.auto_restart("") is None
     store.delete_connector("c", 0)
     assert reader.auto_restart("c") is None, "a connector's tombstones take its count"
+
+
+MM2_HEAD = "clusters = A, B\nA.bootstrap.servers = a:9092\nB.bootstrap.servers = b:9092\nA->B.enabled = true\n"
+
+
+@pytest.mark.parametrize("key", ["auto.restart.enabled", "A->B.auto.restart.max.restarts",
+                                 "auto.restart.max.backoff.minutes"])
+def test_mm2_properties_bad_value_at_any_scope_stops_the_start(key: str) -> None:
+    text = MM2_HEAD + f"{key} = {'maybe' if key.endswith('enabled') else '0'}\n"
+    with pytest.raises(ConfigFileError) as caught:
+        MirrorMakerConfig(parse_properties(text, "mm2.properties"), resolve_providers=False)
+    assert str(caught.value).startswith(f"mm2.properties:5: {key}: "), str(caught.value)
+
+
+def test_mm2_properties_top_level_and_flow_scope_reach_the_connectors() -> None:
+    text = MM2_HEAD + "auto.restart.enabled = true\nauto.restart.max.restarts = 3\nA->B.auto.restart.max.restarts = 9\n"
+    config = MirrorMakerConfig(parse_properties(text, "mm2.properties"), resolve_providers=False)
+    worker = {k: v for k, v in worker_values().items() if k in CONNECTOR_KEYS.keys}
+    got = {str(f): AutoRestartPolicy.of(worker, config.connector_config(f, "MirrorSourceConnector"))
+           for f in config.flows}
+    assert got == {"A->B": AutoRestartPolicy(True, 9, 60), "B->A": AutoRestartPolicy(True, 3, 60)}
