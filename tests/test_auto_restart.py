@@ -186,6 +186,8 @@ def test_dedicated_mirror_maker_top_level_and_flow_keys(tmp_path: Path, broker: 
                                        "kafka_connect_connector_auto_restart_count", connector=name, source="A",
                                        target="B"), 20, "the flow's gauge") == 1.0
         wait_for(lambda: len(sequence_values(broker_b.bootstrap, f"{name}-out")) >= COUNT, 30, "every record")
+        # The flow's config topic on the session's broker B must hold MirrorMaker's connectors only again.
+        assert httpx.delete(f"{base}/connectors/{name}", timeout=30).status_code == 204
     finally:
         if proc.poll() is None:
             proc.send_signal(signal.SIGTERM)

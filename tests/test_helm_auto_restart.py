@@ -96,8 +96,11 @@ def test_rendered_file_runs_with_the_charts_command_line(tmp_path: Path, broker:
                             stdout=log, stderr=subprocess.STDOUT, env={**os.environ, "POD_IP": "127.0.0.1"})
     try:
         url = f"http://127.0.0.1:{port}/A/B/connectors/MirrorSourceConnector/config"
-        config = wait_for(lambda: (lambda r: r.json() if r.status_code == 200 else None)(httpx.get(url, timeout=5)),
-                          60, "the flow's MirrorSourceConnector")
+        def source_config() -> dict[str, str] | None:
+            assert proc.poll() is None, (tmp_path / "mm.log").read_text()[-2000:]  # named as the last error
+            r = httpx.get(url, timeout=5)
+            return r.json() if r.status_code == 200 else None
+        config = wait_for(source_config, 60, "the flow's MirrorSourceConnector")
         assert {k: config[k] for k in CONNECTOR_KEYS.keys} == {
             "auto.restart.enabled": "true", "auto.restart.max.restarts": "4", "auto.restart.max.backoff.minutes": "30"}
         status = wait_for(lambda: (lambda st: st if st.get("connector", {}).get("state") == "RUNNING" else None)(
