@@ -8,6 +8,7 @@ values and defaults stay in.
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from typing import Any
 
 from pyconnect.api.task_id import TaskId
@@ -30,6 +31,11 @@ from pyconnect.runtime.results import (
 Json = dict[str, Any]
 
 
+def iso_utc_ms(epoch_ms: int) -> str:
+    """An epoch-ms time as ISO 8601 in UTC with milliseconds (`2026-11-26T07:01:02.345Z`, as Strimzi's)."""
+    return datetime.fromtimestamp(epoch_ms / 1000, UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
 def task_id(task: TaskId) -> Json:
     """`{"connector", "task"}`."""
     return {"connector": task.connector, "task": task.task}
@@ -46,6 +52,9 @@ def _state_fields(state: ConnectorState) -> Json:
         out["trace"] = state.trace  # @JsonInclude(NON_EMPTY)
     if state.progress is not None:
         out["progress"] = state.progress  # batch tasks only (an extension)
+    if state.auto_restart is not None:  # a connector auto-restarted since it last ran stably (an extension)
+        out["auto_restart"] = {"count": state.auto_restart.count,
+                               "last_restart_timestamp": iso_utc_ms(state.auto_restart.last_restart_ms)}
     return out
 
 

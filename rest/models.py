@@ -43,11 +43,19 @@ class ConnectorInfo(BaseModel):
     type: str = Field(description="source, sink or unknown")
 
 
+class AutoRestartStatus(BaseModel):
+    count: int = Field(description="restarts made since the connector last ran stably")
+    last_restart_timestamp: str = Field(description="ISO 8601, UTC")
+
+
 class ConnectorState(BaseModel):
     model_config = ConfigDict(extra="forbid")
     state: str
     worker_id: str
     trace: str | None = Field(default=None, description="left out when empty")
+    auto_restart: AutoRestartStatus | None = Field(
+        default=None, description="a connector's entry only, after an auto-restart (auto.restart.enabled); "
+        "left out when no restart was made since the count was last reset")
 
 
 class TaskState(ConnectorState):

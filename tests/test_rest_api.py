@@ -361,7 +361,10 @@ def test_validate_hides_passwords_shows_defaults_and_names_the_class_as_given(re
                       "errors.log.include.messages": "false",
                       # SourceConnectorConfig's exactly-once keys, with their defaults (KIP-618)
                       "exactly.once.support": "requested", "transaction.boundary": "poll",
-                      "transaction.boundary.interval.ms": None, "offsets.storage.topic": None}
+                      "transaction.boundary.interval.ms": None, "offsets.storage.topic": None,
+                      # this runtime's auto-restart keys, unset: the worker's settings (docs/auto-restart.md)
+                      "auto.restart.enabled": None, "auto.restart.max.restarts": None,
+                      "auto.restart.max.backoff.minutes": None}
     defaults = {c["definition"]["name"]: c["definition"]["default_value"] for c in body["configs"]}
     assert defaults["secret"] is None and defaults["fallback.secret"] == "[hidden]" and defaults["tasks.max"] == "1"
 

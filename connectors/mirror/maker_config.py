@@ -25,6 +25,7 @@ from pathlib import Path
 from connectors.mirror.config import CHECKPOINT, HEARTBEAT, SOURCE
 from connectors.mirror.filters import compile_list
 from pyconnect.api.config import ConfigType
+from pyconnect.config.auto_restart_keys import CONNECTOR_KEYS as AUTO_RESTART_KEYS
 from pyconnect.config.properties import ConfigFileError, Properties, load_properties, split_list
 from pyconnect.config.providers import ProviderError, has_placeholder, providers_for, resolve
 from pyconnect.kafka.config import MIRROR_CLIENT_KEYS, invalid_security_protocol, is_mirror_client_key
@@ -46,8 +47,10 @@ _DEFS = (SOURCE, CHECKPOINT, HEARTBEAT)
 # MirrorMakerConfig.allConfigNames(): MirrorConnectorConfig's base also defines the client security
 # settings (not bootstrap.servers).
 # SourceConnectorConfig's keys are not in those ConfigDefs in Kafka, so not passed on from the top level.
+# Plus this runtime's auto-restart keys (pyconnect/runtime/auto_restart.py): at the top level or per flow.
 CONNECTOR_KEYS = (({name for d in _DEFS for name in d.keys} - {"exactly.once.support", "transaction.boundary"})
-                  | CONNECT_CONNECTOR_KEYS | (MIRROR_CLIENT_KEYS - {"bootstrap.servers"}))
+                  | CONNECT_CONNECTOR_KEYS | (MIRROR_CLIENT_KEYS - {"bootstrap.servers"})
+                  | set(AUTO_RESTART_KEYS.keys))
 LIST_KEYS = ({name for d in _DEFS for name, k in d.keys.items() if k.type is ConfigType.LIST}
              | {"transforms", "predicates", "config.providers", "clusters"})
 WORKER_PREFIXES = ("offset.storage", "config.storage", "status.storage", "key.converter", "value.converter",
@@ -132,6 +135,10 @@ class MirrorMakerConfig:
             setting = self._setting(key, aliases)
             if setting in ("topics", "topics.exclude", "groups", "groups.exclude"):
                 self._check_regex(key, value)
+            if setting in AUTO_RESTART_KEYS.keys:  # this runtime's keys: a bad value stops the start, as Connect's
+                errors = AUTO_RESTART_KEYS.validate_all({setting: value})[setting].errors
+                if errors:
+                    raise self.props.error(key, errors[0])
             if key == "security.protocol":  # MirrorMakerConfig's own ConfigDef checks only the top level
                 error = invalid_security_protocol(value)
                 if error:

@@ -19,6 +19,7 @@ from pyconnect.api.config import (
     non_empty_string,
 )
 from pyconnect.api.config_provider import ConfigProvider
+from pyconnect.config.auto_restart_keys import WORKER_KEYS as AUTO_RESTART_KEYS
 from pyconnect.config.client_override_policy import (
     ALLOWLIST_KEY,
     POLICY_KEY,
@@ -159,6 +160,9 @@ WORKER_CONFIG = ConfigDef([
     ConfigKey("console.sample.interval.ms", INT, 5000, L,
               "How often the worker samples its metrics into the console's 15-minute history.",
               validator=at_least(100)),
+    # Auto-restart of FAILED connectors and tasks, Strimzi's autoRestart (pyconnect/runtime/auto_restart.py);
+    # a connector config may set the same keys for itself.
+    *AUTO_RESTART_KEYS.keys.values(),
 ])
 
 # Prefixes Connect defines on workers (client overrides, internal-topic settings, REST/TLS).

@@ -12,6 +12,7 @@ from pyconnect.api.config import (
     at_least,
     non_empty_string_without_control_chars,
 )
+from pyconnect.config.auto_restart_keys import CONNECTOR_KEYS as AUTO_RESTART_KEYS
 from pyconnect.config.worker import header_converter_class
 from pyconnect.converters import converter_class
 from pyconnect.runtime.errors_handling.config_keys import ERROR_KEYS
@@ -74,6 +75,8 @@ COMMON = ConfigDef([
     *ALIAS_KEYS.keys.values(),
     # Connect's error-handling keys (ConnectorConfig); sinks add the dead letter queue's (sink_config).
     *ERROR_KEYS.keys.values(),
+    # Per-connector overrides of the worker's auto.restart.* settings (runtime/auto_restart.py).
+    *AUTO_RESTART_KEYS.keys.values(),
 ])
 
 

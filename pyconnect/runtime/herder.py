@@ -118,7 +118,8 @@ class Herder(WorkerAdmin):
             raise NotFound(f"No status found for connector {name}")
         count = len(snap.task_configs.get(name, []))
         tasks = [_task_state(i, st) for i, st in sorted(statuses.tasks(name).items()) if i < count]
-        return ConnectorStateInfo(name, _state(conn), tasks, self._type(snap.connectors[name]))
+        connector = replace(_state(conn), auto_restart=statuses.auto_restart(name))
+        return ConnectorStateInfo(name, connector, tasks, self._type(snap.connectors[name]))
 
     def task_status(self, name: str, task: int) -> TaskState:
         """One task's state."""

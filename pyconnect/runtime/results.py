@@ -11,6 +11,7 @@ from typing import Any
 
 from pyconnect.api.states import State
 from pyconnect.api.task_id import TaskId
+from pyconnect.storage.status_store import AutoRestartRecord
 
 
 @dataclass(frozen=True)
@@ -32,6 +33,8 @@ class ConnectorState:
     trace: str | None = None
     #: A batch task's progress (records, rate, ETA); an extension of Connect's entity.
     progress: dict[str, Any] | None = None
+    #: A connector's auto-restart count and last restart (runtime/auto_restart.py); an extension too.
+    auto_restart: AutoRestartRecord | None = None
 
 
 @dataclass(frozen=True, kw_only=True)

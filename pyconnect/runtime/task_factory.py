@@ -116,3 +116,26 @@ class TaskFactory:
             return sinks.conversion(resolved, sinks.operator(task_id, resolved))
         return SinkTaskRunner(task_id.connector, task_id.task, task, task_config, settings, conversion, report,
                               on_topic)
+
+
+class FailedTask:
+    """Placeholder for a task that could not even be created (its FAILED status is written)."""
+
+    def __init__(self, task_id: TaskId) -> None:
+        self.id = str(task_id)
+        self.state = State.FAILED
+
+    def start(self, paused: bool = False) -> None:
+        return None
+
+    def stop(self) -> None:
+        return None
+
+    def join(self, timeout: float) -> bool:
+        return True
+
+    def pause(self) -> None:
+        return None
+
+    def resume(self) -> None:
+        return None

@@ -19,6 +19,7 @@ from pyconnect.logging_context import scope as log_scope
 from pyconnect.plugins import PluginRegistry, registry
 from pyconnect.runtime import metrics
 from pyconnect.runtime.assignment import WorkerAssignment
+from pyconnect.runtime.auto_restart import AutoRestarter
 from pyconnect.runtime.connector_runner import ConnectorRunner
 from pyconnect.runtime.fencing import fence_pending
 from pyconnect.runtime.handover import HandOver
@@ -26,7 +27,7 @@ from pyconnect.runtime.internal_topics import InternalTopics, LogFactory, kafka_
 from pyconnect.runtime.membership import Assignment, Membership
 from pyconnect.runtime.metric_history import MetricHistory
 from pyconnect.runtime.source_runner import ConnectorOffsetReader, RunnerSettings
-from pyconnect.runtime.task_factory import TaskFactory, TaskRunner
+from pyconnect.runtime.task_factory import FailedTask, TaskFactory, TaskRunner
 from pyconnect.runtime.task_setup import TaskSetup
 from pyconnect.runtime.task_thread import TaskThread
 from pyconnect.runtime.worker_metrics import WorkerCollector
@@ -94,6 +95,7 @@ class Worker:
         # The leader's hand-over bookkeeping: an old owner that has not confirmed a revocation within a
         # session timeout is treated as dead for the unit (handover.py).
         self._handover = HandOver(self.membership.clock, self.membership.session_timeout)
+        self.auto_restarter = AutoRestarter(self.configs, self.statuses, self.membership.clock, config.values)
         self._last_tick = time.monotonic()
         self.started = threading.Event()
 
@@ -165,6 +167,7 @@ class Worker:
                         fence_pending(self.configs, self.config.group_id, self._settings.producer_conf,
                                       self._settings.flush_timeout + 25)
                     self._rebalance_if_needed()
+                    self.auto_restarter.tick(self.membership.leader_epoch)
                 self._after_lapse()  # again: the sync just above may have ended a lapse
                 self._reconcile()
             except Exception:
@@ -338,7 +341,7 @@ class Worker:
                                           on_topic)
         except Exception as exc:
             report(State.FAILED, "".join(traceback.format_exception(exc)))
-            self.tasks[task_id] = _FailedTask(task_id)
+            self.tasks[task_id] = FailedTask(task_id)
             return
         if isinstance(runner, TaskThread):
             runner.lease = self._lease()
@@ -376,25 +379,3 @@ def _left(deadline: float, at_least: float = 0.0) -> float:
     """Seconds left before `deadline` (at least `at_least`: a last short try even when it has passed)."""
     return max(at_least, deadline - time.monotonic())
 
-
-class _FailedTask:
-    """Placeholder for a task that could not even be created (its FAILED status is written)."""
-
-    def __init__(self, task_id: TaskId) -> None:
-        self.id = str(task_id)
-        self.state = State.FAILED
-
-    def start(self, paused: bool = False) -> None:
-        return None
-
-    def stop(self) -> None:
-        return None
-
-    def join(self, timeout: float) -> bool:
-        return True
-
-    def pause(self) -> None:
-        return None
-
-    def resume(self) -> None:
-        return None

@@ -17,6 +17,7 @@ from prometheus_client.metrics_core import Metric
 
 from pyconnect.api.metrics import MetricSample, MetricsProvider
 from pyconnect.api.task_id import TaskId
+from pyconnect.storage.status_store import StatusStore
 
 log = logging.getLogger(__name__)
 
@@ -108,6 +109,7 @@ class WorkerCollector:
                 families.add("kafka_connect_connector_task_status", "1 for the task's current state.",
                              {**flow, "connector": name, "task": index, "status": s}, 1 if state == s else 0)
         _task_counts(families, flow, connectors, tasks)
+        _auto_restarts(families, flow, getattr(self._worker, "statuses", None), connectors)
         _assignment(families, flow, self._worker, connectors, tasks)
         for runner in (*connectors.values(), *tasks.values()):
             registry = getattr(runner, "metrics", None)
@@ -132,6 +134,18 @@ def _task_counts(families: _Families, flow: Mapping[str, str], connectors: Mappi
         for s in (*STATES, "destroyed"):
             families.add(f"kafka_connect_worker_connector_{s}_task_count", f"Tasks of the connector run here, {s}.",
                          labels, found.count(s))
+
+
+def _auto_restarts(families: _Families, flow: Mapping[str, str], statuses: object,
+                   connectors: Mapping[str, _Runner]) -> None:
+    """Each connector's auto-restart count, by its owner (one series per connector in the cluster)."""
+    if not isinstance(statuses, StatusStore):
+        return
+    for name in connectors:
+        record = statuses.auto_restart(name)
+        families.add("kafka_connect_connector_auto_restart_count",
+                     "Restarts made by auto-restart since the connector last ran stably (Strimzi's autoRestart.count).",
+                     {**flow, "connector": name}, record.count if record else 0)
 
 
 def _assignment(families: _Families, flow: Mapping[str, str], worker: object, connectors: Mapping[str, _Runner],

@@ -4,6 +4,10 @@ Records are read the way `KafkaStatusBackingStore` reads them: the latest record
 generation, with one exception: a task's UNASSIGNED from an older generation does not replace a newer
 RUNNING (a worker that lost the task in a rebalance and reports it late). Records of the wrong shape
 are ignored, and a connector's tombstone removes its task statuses too.
+
+`status-auto-restart-<connector>` records are this runtime's own (pyconnect/runtime/auto_restart.py):
+Strimzi's `autoRestart` status (`{"count", "lastRestartTimestamp"}`, epoch ms), written by the leader.
+A Java worker reading the same topic discards them with a warning about the key.
 """
 
 from __future__ import annotations
@@ -24,6 +28,7 @@ log = logging.getLogger(__name__)
 STATES = tuple(State)
 
 _CONNECTOR, _TASK, _TOPIC = "status-connector-", "status-task-", "status-topic-"
+_AUTO_RESTART = "status-auto-restart-"
 _TOPIC_SEPARATOR = ":connector-"
 
 
@@ -55,6 +60,29 @@ class TopicStatus:
     connector: str | None
     task: int
     discover_timestamp: int
+
+
+@dataclass(frozen=True)
+class AutoRestartRecord:
+    """Strimzi's AutoRestartStatus of one connector: restarts made and when the last one was (epoch ms)."""
+
+    count: int
+    last_restart_ms: int
+
+    def to_json(self) -> bytes:
+        """The record value (Strimzi's field names)."""
+        return orjson.dumps({"count": self.count, "lastRestartTimestamp": self.last_restart_ms})
+
+
+def _parse_auto_restart(raw: bytes) -> AutoRestartRecord | None:
+    try:
+        v = orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        return None
+    if not isinstance(v, dict) or not is_json_integer(v.get("count")) \
+            or not is_json_integer(v.get("lastRestartTimestamp")):
+        return None
+    return AutoRestartRecord(int(v["count"]), int(v["lastRestartTimestamp"]))
 
 
 def _parse_status(raw: bytes) -> Status | None:
@@ -111,6 +139,7 @@ class StatusStore(LogBackedStore):
         self._connectors: dict[str, Status] = {}
         self._tasks: dict[tuple[str, int], Status] = {}
         self._topics: dict[str, dict[str, TopicStatus]] = {}
+        self._auto_restarts: dict[str, AutoRestartRecord] = {}
 
     # writes ----------------------------------------------------------------------------------
 
@@ -135,6 +164,11 @@ class StatusStore(LogBackedStore):
         self._log.send(f"{_CONNECTOR}{name}".encode(), None)
         for i in range(task_count):
             self._log.send(f"{_TASK}{name}-{i}".encode(), None)
+        self.put_auto_restart(name, None)
+
+    def put_auto_restart(self, name: str, record: AutoRestartRecord | None) -> None:
+        """Write the connector's auto-restart record (None: tombstone it, the count is reset)."""
+        self._log.send(f"{_AUTO_RESTART}{name}".encode(), None if record is None else record.to_json())
 
     def put_topic(self, connector: str, topic: str, task: int) -> None:
         """Topic tracking (KIP-558): the connector wrote to this topic."""
@@ -168,6 +202,11 @@ class StatusStore(LogBackedStore):
         with self._lock:
             return self._tasks.get((connector, task))
 
+    def auto_restart(self, connector: str) -> AutoRestartRecord | None:
+        """The connector's auto-restart record, if any (none: no restart since the last reset)."""
+        with self._lock:
+            return self._auto_restarts.get(connector)
+
     def tasks(self, connector: str) -> dict[int, Status]:
         """Every task status of the connector, by task number."""
         with self._lock:
@@ -184,6 +223,8 @@ class StatusStore(LogBackedStore):
                 self._read_task(key, raw_value)
             elif key.startswith(_TOPIC):
                 self._read_topic(key, raw_value)
+            elif key.startswith(_AUTO_RESTART) and len(key) > len(_AUTO_RESTART):
+                self._read_auto_restart(key[len(_AUTO_RESTART):], raw_value)
             else:
                 log.warning("discarding status record with invalid key %s", key)
 
@@ -223,6 +264,14 @@ class StatusStore(LogBackedStore):
             log.error("ignoring malformed topic status %s", key)
         else:
             self._topics.setdefault(connector, {})[topic] = status
+
+    def _read_auto_restart(self, name: str, raw: bytes | None) -> None:
+        if raw is None:
+            self._auto_restarts.pop(name, None)
+        elif (record := _parse_auto_restart(raw)) is None:
+            log.error("ignoring malformed auto-restart record of connector %s", name)
+        else:
+            self._auto_restarts[name] = record
 
 
 def _stale_unassigned(current: Status | None, new: Status) -> bool:
