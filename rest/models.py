@@ -110,7 +110,7 @@ class ConfigValueInfo(BaseModel):
 
 
 class ConfigInfo(BaseModel):
-    definition: ConfigKeyInfo
+    definition: ConfigKeyInfo | None
     value: ConfigValueInfo
 
 

@@ -8,7 +8,7 @@ import threading
 import time
 from collections.abc import Mapping
 
-from connectors.mirror.config import CHECKPOINT, MirrorConfig
+from connectors.mirror.config import CHECKPOINT, CONFIG_PREFIXES, MirrorConfig
 from connectors.mirror.formats import Checkpoint, OffsetSync
 from connectors.mirror.group_checkpoints import GroupCheckpoints
 from connectors.mirror.metrics import CheckpointMetrics
@@ -154,6 +154,7 @@ class MirrorCheckpointTask(SourceTask):
 
 class MirrorCheckpointConnector(SourceConnector):
     java_class_name = "org.apache.kafka.connect.mirror.MirrorCheckpointConnector"
+    config_prefixes = CONFIG_PREFIXES
 
     def config_def(self) -> ConfigDef:
         return CHECKPOINT

@@ -141,6 +141,11 @@ HEARTBEAT = COMMON.merge(ConfigDef([
 
 
 # Kafka 3.x's deprecated names: used when the current key is absent (ConfigUtils.translateDeprecatedConfigs).
+# Prefixes of keys the MM2 connectors read that their ConfigDefs do not name (MirrorConnectorConfig's
+# cluster and client prefixes, the replication policy's own settings, the backfill's client and Spark
+# settings): the runtime's typo check leaves them alone.
+CONFIG_PREFIXES = ("source.", "target.", "producer.", "consumer.", "admin.", "replication.policy.", "backfill.",
+                   "spark.")
 DEPRECATED_ALIASES = {"topics.exclude": "topics.blacklist", "groups.exclude": "groups.blacklist",
                       "config.properties.exclude": "config.properties.blacklist"}
 

@@ -162,7 +162,8 @@ class Herder(WorkerAdmin):
         _name_matches(name, config)
         if name in self._snapshot().connectors:
             raise Conflict(f"Connector {name} already exists")
-        config_validation.require_valid(self.worker.plugins, config, self.worker.config.settings.exactly_once)
+        config_validation.require_valid(self.worker.plugins, config, self.worker.config.settings.exactly_once,
+                                        self.worker.config.settings.refuse_unknown_keys)
         target = None
         if initial_state is not None:
             target = INITIAL_STATES.get(initial_state.strip().upper())
@@ -180,7 +181,8 @@ class Herder(WorkerAdmin):
     def _put_config(self, name: str, config: dict[str, str]) -> tuple[bool, ConnectorInfo]:
         _name_matches(name, config)
         created = name not in self._snapshot().connectors
-        config_validation.require_valid(self.worker.plugins, config, self.worker.config.settings.exactly_once)
+        config_validation.require_valid(self.worker.plugins, config, self.worker.config.settings.exactly_once,
+                                        self.worker.config.settings.refuse_unknown_keys)
         self.worker.configs.put_connector_config(name, config)
         self._await(lambda: self.worker.configs.snapshot().connectors.get(name) == config)
         return created, self._info(name)

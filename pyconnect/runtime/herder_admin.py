@@ -68,7 +68,9 @@ class WorkerAdmin:
 
     def validate(self, config: Mapping[str, str]) -> ConfigInfos:
         """Validate a connector config against its `connector.class` (errors are in the answer)."""
-        return config_validation.validate(self.worker.plugins, config, self.worker.config.settings.exactly_once)
+        settings = self.worker.config.settings
+        return config_validation.validate(self.worker.plugins, config, settings.exactly_once,
+                                          settings.refuse_unknown_keys)
 
     # log levels ------------------------------------------------------------------------------
 
