@@ -55,12 +55,12 @@ def validate(plugins: PluginRegistry, config: Mapping[str, str], exactly_once: b
     has `exactly.once.source.support=enabled`; `refuse_unknown`: `connector.config.unknown.keys=refuse`
     (a typo'd key is an error, not a warning). Keys outside the definition that have errors or look
     like typos follow the definition's keys (see input_checks)."""
-    return _validated(plugins, config, exactly_once, refuse_unknown)[0]
+    return validated(plugins, config, exactly_once, refuse_unknown)[0]
 
 
-def _validated(plugins: PluginRegistry, config: Mapping[str, str], exactly_once: bool, refuse_unknown: bool
-               ) -> tuple[ConfigInfos, dict[str, str]]:
-    """The validation answer and the typo'd keys with their suggestions."""
+def validated(plugins: PluginRegistry, config: Mapping[str, str], exactly_once: bool = False,
+              refuse_unknown: bool = False) -> tuple[ConfigInfos, dict[str, str]]:
+    """`validate`'s answer and the typo'd keys with their suggestions."""
     given = config
     config = {k: v for k, v in given.items() if v is not None}  # nulls are reported, not validated
     class_name = config.get("connector.class")
@@ -121,7 +121,7 @@ def require_valid(plugins: PluginRegistry, config: Mapping[str, str], exactly_on
                   refuse_unknown: bool = False) -> None:
     """Raise BadConfig listing every error of `config`, as a connector write does; log a warning for
     each typo'd key that is not refused."""
-    infos, typos = _validated(plugins, config, exactly_once, refuse_unknown)
+    infos, typos = validated(plugins, config, exactly_once, refuse_unknown)
     errors = [_named(c.value.name, e) for c in infos.configs for e in c.value.errors]
     if not refuse_unknown:
         for key, suggestion in typos.items():
