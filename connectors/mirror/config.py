@@ -146,6 +146,9 @@ HEARTBEAT = COMMON.merge(ConfigDef([
 # settings): the runtime's typo check leaves them alone.
 CONFIG_PREFIXES = ("source.", "target.", "producer.", "consumer.", "admin.", "replication.policy.", "backfill.",
                    "spark.")
+# Every MM2 connector's keys: MirrorMakerConfig hands the top-level settings of all three connectors to
+# each of them (allConfigNames), so one connector's config legitimately carries the others' keys.
+MIRROR_KEYS = frozenset(name for d in (SOURCE, CHECKPOINT, HEARTBEAT) for name in d.keys)
 DEPRECATED_ALIASES = {"topics.exclude": "topics.blacklist", "groups.exclude": "groups.blacklist",
                       "config.properties.exclude": "config.properties.blacklist"}
 

@@ -87,8 +87,10 @@ def validated(plugins: PluginRegistry, config: Mapping[str, str], exactly_once: 
     input_checks.report_errors(given, values)
     configs = [ConfigInfo(key_info(key), _value_info(name, key, values.get(name)))
                for name, key in definition.keys.items()]
+    # A connector may declare the prefixes and the extra keys it reads beyond its ConfigDef.
     prefixes = tuple(getattr(type(connector), "config_prefixes", ()))
-    typos = input_checks.unknown_keys(config, definition.keys, prefixes)
+    known = [*definition.keys, *getattr(type(connector), "config_keys", ())]
+    typos = input_checks.unknown_keys(config, known, prefixes)
     configs += _outside_definition(given, definition.keys, values, typos, refuse_unknown)
     groups = list(dict.fromkeys(k.group for k in definition.keys.values() if k.group))
     return ConfigInfos(class_name, sum(len(c.value.errors) for c in configs), groups, configs), typos
