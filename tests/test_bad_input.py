@@ -17,6 +17,7 @@ from tests.harness.brokers import Broker, free_port
 from tests.harness.connectors import all_running, sequence_connector, status
 from tests.harness.kafka_io import topic_names
 from tests.harness.mirror import cluster_lines, mm2_settings
+from tests.harness.standalone import run_standalone, standalone_properties
 from tests.harness.workers import REPO, Cluster, wait_for, worker_properties, write_properties
 
 
@@ -127,6 +128,8 @@ def mm2_text(a: Broker, b: Broker, src: str, dst: str) -> str:
      "Invalid value soon for configuration offset.flush.interval.ms"),
     ("{flow}.producer.override.sasl.jaas.config = ${{vault:kv/mm2:jaas}}", "{flow}.producer.override.sasl.jaas.config",
      "config provider 'vault', which is not configured"),
+    ("{flow}.connector.class = io.debezium.connector.mysql.MySqlConnector", "{flow}.connector.class",
+     "Java connectors (JARs, plugin.path) do not load in replikafka"),
 ])
 def test_mm2_invalid_value_at_any_scope_stops_at_start(tmp_path: Path, broker: Broker, broker_b: Broker, line: str,
                                                        key: str, message: str) -> None:
@@ -166,3 +169,16 @@ def test_mm2_typo_warns_with_file_line_and_suggestion(tmp_path: Path, broker: Br
     assert len(warnings) == 1, proc.stderr[-2000:]
     assert f"{path}:{len(text.splitlines()) + 1}: {src}->{dst}.topcis: unknown key; did you mean topics?" \
         in warnings[0], warnings
+
+
+def test_standalone_java_connector_file_says_jars_do_not_load(tmp_path: Path, broker: Broker) -> None:
+    """A standalone connector file naming a Java-only class: exit 2, Connect's message plus where Python
+    plugins come from."""
+    worker_file = write_properties(tmp_path / "worker.properties", standalone_properties(broker, tmp_path / "o.dat"))
+    connector_file = write_properties(tmp_path / "jdbc.properties", {
+        "name": "jdbc", "connector.class": "io.confluent.connect.jdbc.JdbcSourceConnector", "tasks.max": "1"})
+    result = run_standalone([str(worker_file), str(connector_file)])
+    (line,) = error_lines(result.stderr)
+    assert result.returncode == 2 and line.startswith(f"error: {connector_file}: Failed to find any class"), line
+    assert "io.confluent.connect.jdbc.JdbcSourceConnector is not a Python class here: Java connectors (JARs, " \
+           "plugin.path) do not load in replikafka" in line and "'pyconnect.plugins' entry-point group" in line, line
