@@ -95,6 +95,9 @@ def test_null_values_are_400_naming_the_key_and_nothing_is_created(worker: Worke
     before = worker.request("GET", f"/connectors/{name}/config").json()
     refused(worker.request("PUT", f"/connectors/{name}/config", {**before, "topic": None}), "configuration topic")
     assert worker.request("GET", f"/connectors/{name}/config").json() == before
+    # A null `name` is the one exception: ConnectorsResource.checkAndPutConnectorConfigName puts the URL's.
+    r = worker.request("PUT", f"/connectors/{name}/config", {**before, "name": None})
+    assert r.status_code == 200 and r.json()["config"]["name"] == name, r.text
     wait_for(lambda: all_running(worker, name, 1), 30, "the valid connector runs")
     landed(broker_b.bootstrap, f"{name}-out", 20)
     assert worker.request("DELETE", f"/connectors/{name}").status_code == 204

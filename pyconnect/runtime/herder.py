@@ -49,7 +49,8 @@ def _task_state(task: int, status: Status) -> TaskState:
 
 def _name_matches(name: str, config: dict[str, str]) -> None:
     """A config's `name`, if given, must be the connector's; it is set to it either way."""
-    if config.get("name", name) != name:
+    # A null name is replaced, as Connect's checkAndPutConnectorConfigName does.
+    if config.get("name") not in (None, name):
         raise BadConfig(f"Connector name configuration ({config['name']}) doesn't match connector name in the URL "
                         f"({name})")
     config["name"] = name

@@ -32,8 +32,7 @@ UNKNOWN_KEYS_MODES = ("warn", "refuse")
 # Connect's prefixes of connector keys that no ConfigDef names (ConnectorConfig, SourceConnectorConfig,
 # the client overrides of KIP-458, and the converters' own settings).
 CONNECT_PREFIXES = ("producer.override.", "consumer.override.", "admin.override.", "transforms.", "predicates.",
-                    "key.converter.", "value.converter.", "header.converter.", "topic.creation.", "errors.",
-                    "config.providers.")
+                    "key.converter.", "value.converter.", "header.converter.", "topic.creation.", "config.providers.")
 _CUTOFF = 0.8  # "topcis"/"topics" is 0.83; unrelated keys of a shared prefix stay below
 
 
