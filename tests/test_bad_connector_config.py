@@ -162,8 +162,8 @@ def test_typo_warns_with_the_suggestion_and_refuse_mode_makes_it_a_400(
     assert r.status_code == 200 and r.json()["error_count"] == 0, [c for c in r.json()["configs"]
                                                                     if c["value"]["errors"]]
     (entry,) = [c for c in r.json()["configs"] if c["value"]["name"] == "topcis"]
-    assert entry["value"] == {"name": "topcis", "value": topic, "recommended_values": [], "errors": [],
-                              "visible": True}
+    assert entry["value"] == {"name": "topcis", "value": None, "recommended_values": [], "errors": [],
+                              "visible": True}, "no value shown: a typo'd key may hold a secret"
     assert entry["definition"]["documentation"].startswith("topcis: unknown key; did you mean topics?")
     assert set(entry["definition"]) == {"name", "type", "required", "default_value", "importance",
                                         "documentation", "group", "order", "width", "display_name", "dependents"}

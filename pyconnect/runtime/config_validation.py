@@ -99,9 +99,10 @@ def validated(plugins: PluginRegistry, config: Mapping[str, str], exactly_once: 
 def _outside_definition(config: Mapping[str, str | None], defined: Mapping[str, ConfigKey],
                         values: Mapping[str, ConfigValue], typos: Mapping[str, str], refuse: bool) -> list[ConfigInfo]:
     """Entries for given keys the definition lacks: with errors (as Connect adds them, definition null),
-    or typo'd (a definition whose documentation has the suggestion; errors only when refused)."""
+    or typo'd (a definition whose documentation has the suggestion; errors only when refused). As in
+    Connect's `new ConfigValue(key)`, no value is shown: a typo'd `pasword` may hold a secret."""
     out = []
-    for key, given in config.items():
+    for key in config:
         if key in defined or (key not in typos and not (key in values and values[key].errors)):
             continue
         errors = list(values[key].errors) if key in values else []
@@ -110,7 +111,7 @@ def _outside_definition(config: Mapping[str, str | None], defined: Mapping[str, 
             definition = input_checks.unknown_key_info(key, typos[key])
             if refuse:
                 errors.append(input_checks.unknown_key_message(key, typos[key]))
-        out.append(ConfigInfo(definition, ConfigValueInfo(key, given, [], errors, True)))
+        out.append(ConfigInfo(definition, ConfigValueInfo(key, None, [], errors, True)))
     return out
 
 
@@ -125,12 +126,11 @@ def require_valid(plugins: PluginRegistry, config: Mapping[str, str], exactly_on
     each typo'd key that is not refused."""
     infos, typos = validated(plugins, config, exactly_once, refuse_unknown)
     errors = [_named(c.value.name, e) for c in infos.configs for e in c.value.errors]
-    if not refuse_unknown:
-        for key, suggestion in typos.items():
-            log.warning("connector %s: %s (ignored; connector.config.unknown.keys=refuse makes it an error)",
-                        config.get("name"), input_checks.unknown_key_message(key, suggestion))
     if errors:
         raise BadConfig(INVALID.format(count=len(errors), errors="\n".join(errors)))
+    for key, suggestion in typos.items():  # only when the write goes ahead (refused typos are errors)
+        log.warning("connector %s: %s (ignored; connector.config.unknown.keys=refuse makes it an error)",
+                    config.get("name"), input_checks.unknown_key_message(key, suggestion))
 
 
 def plugin_config(plugins: PluginRegistry, plugin: str) -> list[ConfigKeyInfo]:
