@@ -81,8 +81,9 @@ def unknown_providers(config: Mapping[str, str | None], values: dict[str, Config
         for name in placeholder_providers(value):
             if name not in declared:
                 known = ", ".join(sorted(declared)) or "none"
+                # Not the whole value: it may hold a secret next to the placeholder.
                 values.setdefault(key, ConfigValue(key, value)).errors.append(
-                    f"Invalid value {value} for configuration {key}: the placeholder names config provider "
+                    f"Invalid value ${{{name}:...}} for configuration {key}: the placeholder names config provider "
                     f"{name!r}, which is not configured (configured providers: {known}; declare it with "
                     f"config.providers={name} and config.providers.{name}.class on the worker)")
 
