@@ -1,6 +1,7 @@
 """Plugin discovery and resolution.
 
-Connectors are found through the `pyconnect.plugins` entry-point group. A `connector.class`
+Connectors are found through the `pyconnect.plugins` entry-point group; JARs never load (a Java
+class name that no plugin stands in for gets an error that says where Python plugins come from). A `connector.class`
 value resolves, in order, by: exact entry-point name; Java class name (the simple name after the
 last dot, so `org.apache.kafka.connect.mirror.MirrorSourceConnector` finds
 `MirrorSourceConnector`); short name without the `Connector` suffix (`MirrorSource`); a Python
@@ -88,7 +89,18 @@ class PluginRegistry:
             return PluginInfo(wanted, loaded)
         raise PluginNotFound(f"Failed to find any class that implements Connector and which name matches "
                              f"{class_name}, available connectors are: "
-                             f"{', '.join(p.java_class for p in plugins.values())}")
+                             f"{', '.join(p.java_class for p in plugins.values())}{java_hint(wanted)}")
+
+
+def java_hint(class_name: str) -> str:
+    """For a dotted name that is no Python class here (a Java connector's, most likely): where
+    connectors come from instead."""
+    if "." not in class_name or ":" in class_name:
+        return ""
+    return (f". {class_name} is not a Python class here: Java connectors (JARs, plugin.path) do not load in "
+            f"replikafka. Connectors are Python classes, registered under the '{ENTRY_POINT_GROUP}' entry-point "
+            f"group of a package installed in the worker's Python environment (pip install it), or named by "
+            f"their Python path (package.module:Class)")
 
 
 def _import_path(path: str) -> type[Connector] | None:

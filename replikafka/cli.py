@@ -71,9 +71,11 @@ def run_mirror_maker(path: str, clusters: list[str] | None, listeners: str | Non
     from replikafka.mirror_check import check_report
     from replikafka.mirror_maker import MirrorMaker
     from replikafka.mirror_state import check_states, read_flow_state
+    from replikafka.mirror_validation import check_flows
 
     try:
         config = load(path, clusters)
+        check_flows(config)
         if check:
             print(check_report(config))
             return 0

@@ -109,7 +109,7 @@ def config_key(key: ConfigKeyInfo) -> Json:
 
 def config_infos(infos: ConfigInfos) -> Json:
     """The validation answer."""
-    configs = [{"definition": config_key(c.definition),
+    configs = [{"definition": None if c.definition is None else config_key(c.definition),
                 "value": {"name": c.value.name, "value": c.value.value,
                           "recommended_values": c.value.recommended_values, "errors": c.value.errors,
                           "visible": c.value.visible}} for c in infos.configs]

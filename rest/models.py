@@ -118,7 +118,7 @@ class ConfigValueInfo(BaseModel):
 
 
 class ConfigInfo(BaseModel):
-    definition: ConfigKeyInfo
+    definition: ConfigKeyInfo | None
     value: ConfigValueInfo
 
 

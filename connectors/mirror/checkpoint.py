@@ -8,7 +8,7 @@ import threading
 import time
 from collections.abc import Mapping
 
-from connectors.mirror.config import CHECKPOINT, MirrorConfig
+from connectors.mirror.config import CHECKPOINT, CONFIG_PREFIXES, MIRROR_KEYS, MirrorConfig
 from connectors.mirror.formats import Checkpoint, OffsetSync
 from connectors.mirror.group_checkpoints import GroupCheckpoints
 from connectors.mirror.metrics import CheckpointMetrics
@@ -154,6 +154,8 @@ class MirrorCheckpointTask(SourceTask):
 
 class MirrorCheckpointConnector(SourceConnector):
     java_class_name = "org.apache.kafka.connect.mirror.MirrorCheckpointConnector"
+    config_prefixes = CONFIG_PREFIXES
+    config_keys = MIRROR_KEYS
 
     def config_def(self) -> ConfigDef:
         return CHECKPOINT

@@ -141,6 +141,14 @@ HEARTBEAT = COMMON.merge(ConfigDef([
 
 
 # Kafka 3.x's deprecated names: used when the current key is absent (ConfigUtils.translateDeprecatedConfigs).
+# Prefixes of keys the MM2 connectors read that their ConfigDefs do not name (MirrorConnectorConfig's
+# cluster and client prefixes, the replication policy's own settings, the backfill's client and Spark
+# settings): the runtime's typo check leaves them alone.
+CONFIG_PREFIXES = ("source.", "target.", "producer.", "consumer.", "admin.", "replication.policy.", "backfill.",
+                   "spark.")
+# Every MM2 connector's keys: MirrorMakerConfig hands the top-level settings of all three connectors to
+# each of them (allConfigNames), so one connector's config legitimately carries the others' keys.
+MIRROR_KEYS = frozenset(name for d in (SOURCE, CHECKPOINT, HEARTBEAT) for name in d.keys)
 DEPRECATED_ALIASES = {"topics.exclude": "topics.blacklist", "groups.exclude": "groups.blacklist",
                       "config.properties.exclude": "config.properties.blacklist"}
 

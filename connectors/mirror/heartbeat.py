@@ -9,7 +9,7 @@ from __future__ import annotations
 import time
 from collections.abc import Mapping
 
-from connectors.mirror.config import HEARTBEAT, MirrorConfig
+from connectors.mirror.config import CONFIG_PREFIXES, HEARTBEAT, MIRROR_KEYS, MirrorConfig
 from connectors.mirror.formats import Heartbeat
 from pyconnect.api import ConfigDef, SourceConnector, SourceRecord, SourceTask
 from pyconnect.kafka.admin import TopicSpec
@@ -43,6 +43,8 @@ class MirrorHeartbeatTask(SourceTask):
 
 class MirrorHeartbeatConnector(SourceConnector):
     java_class_name = "org.apache.kafka.connect.mirror.MirrorHeartbeatConnector"
+    config_prefixes = CONFIG_PREFIXES
+    config_keys = MIRROR_KEYS
 
     def config_def(self) -> ConfigDef:
         return HEARTBEAT

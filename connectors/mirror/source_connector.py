@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from connectors.mirror.backfill_plan import candidates, stored_plans
 from connectors.mirror.backfill_task import MirrorBackfillTask
 from connectors.mirror.client_config import java_client_config
-from connectors.mirror.config import SOURCE, MirrorConfig
+from connectors.mirror.config import CONFIG_PREFIXES, MIRROR_KEYS, SOURCE, MirrorConfig
 from connectors.mirror.source_task import MirrorSourceTask
 from connectors.mirror.topic_deletions import TopicDeletions
 from connectors.mirror.topics import RemoteTopics, TopicSelector
@@ -65,6 +65,8 @@ class _Job:
 
 class MirrorSourceConnector(SourceConnector):
     java_class_name = "org.apache.kafka.connect.mirror.MirrorSourceConnector"
+    config_prefixes = CONFIG_PREFIXES
+    config_keys = MIRROR_KEYS
 
     def __init__(self) -> None:
         self._backfill: set[tuple[str, int]] = set()  # partitions the batch task copies before streaming

@@ -11,7 +11,8 @@ Which providers apply: those a config declares itself (MM2 connector configs car
 `config.providers*`, as Kafka's MirrorConnectorConfig resolves them), over the worker's (`install`).
 When no `config.providers` is declared anywhere, file, env and directory are available under those
 names (a convenience Kafka does not have: there, undeclared providers leave placeholders as they are).
-A placeholder naming an undeclared provider is left as it is, as in Kafka.
+A placeholder naming an undeclared provider is left as it is, as in Kafka; in a connector config it is
+refused when the config is validated (pyconnect.runtime.input_checks).
 
 As in Connect, stored configs keep the placeholders; values are resolved only when a connector or
 task starts (`resolve_config`), and task configs derived from resolved values get the placeholders
@@ -186,6 +187,11 @@ def resolve(value: str, providers: Mapping[str, ConfigProvider] | None = None) -
 
 def has_placeholder(value: str) -> bool:
     return _PLACEHOLDER.search(value) is not None
+
+
+def placeholder_providers(value: str) -> list[str]:
+    """The provider names `value`'s placeholders use, in order, each once."""
+    return list(dict.fromkeys(m.group(1) for m in _PLACEHOLDER.finditer(value)))
 
 
 def resolve_config(config: Mapping[str, str],

@@ -39,6 +39,7 @@ from pyconnect.config.providers import (
     providers_from_config,
     resolve,
 )
+from pyconnect.config.unimplemented import unimplemented_error
 from pyconnect.config.worker_settings import WorkerSettings
 from pyconnect.converters import converter_class
 from pyconnect.converters import header_converter_class as header_converter_class  # for connector_config
@@ -74,6 +75,12 @@ def rest_extensions(name: str, value: Any) -> str | None:
     return None
 
 
+def unknown_keys_mode(_name: str, value: Any) -> str | None:
+    if str(value).strip().lower() in ("warn", "refuse"):
+        return None
+    return "String must be one of (case insensitive): warn, refuse"
+
+
 def exactly_once_source_support(_name: str, value: Any) -> str | None:
     if str(value).strip().lower() in ("disabled", "preparing", "enabled"):
         return None
@@ -89,7 +96,7 @@ WORKER_CONFIG = ConfigDef([
     ConfigKey("config.storage.replication.factor", ConfigType.SHORT, 3, L),
     ConfigKey("offset.storage.replication.factor", ConfigType.SHORT, 3, L),
     ConfigKey("status.storage.replication.factor", ConfigType.SHORT, 3, L),
-    ConfigKey("config.storage.partitions", INT, 1, L, "Ignored: the config topic always has 1 partition."),
+    ConfigKey("config.storage.partitions", INT, 1, L, "1 only: the config topic always has 1 partition."),
     ConfigKey("offset.storage.partitions", INT, 25, L, validator=at_least(1)),
     ConfigKey("status.storage.partitions", INT, 5, L, validator=at_least(1)),
     ConfigKey("membership.storage.topic", S, "", L,
@@ -113,13 +120,13 @@ WORKER_CONFIG = ConfigDef([
               validator=header_converter_class),
     ConfigKey("key.converter.schemas.enable", B, True, L),
     ConfigKey("value.converter.schemas.enable", B, True, L),
-    ConfigKey("plugin.path", LST, [], L, "Accepted for compatibility; plugins are Python entry points."),
+    ConfigKey("plugin.path", LST, [], L, "Not supported (empty only): plugins are Python packages (entry points)."),
     ConfigKey("topic.tracking.enable", B, True, L),
     ConfigKey("topic.tracking.allow.reset", B, True, L),
     ConfigKey("topic.creation.enable", B, True, L),
     ConfigKey("connect.protocol", S, "sessioned", L),
     ConfigKey("scheduled.rebalance.max.delay.ms", INT, 0, L,
-              "Accepted for compatibility; tasks of a dead worker move as soon as it is detected."),
+              "0 only: tasks of a dead worker move as soon as it is detected."),
     ConfigKey("rebalance.timeout.ms", INT, 60000, L),
     ConfigKey("worker.sync.timeout.ms", INT, 3000, L),
     ConfigKey("worker.unsync.backoff.ms", INT, 300000, L),
@@ -128,6 +135,11 @@ WORKER_CONFIG = ConfigDef([
     ConfigKey("access.control.allow.origin", S, "", L),
     ConfigKey("access.control.allow.methods", S, "", L),
     ConfigKey("admin.listeners", LST, None, L),
+    ConfigKey("connector.config.unknown.keys", S, "warn", L,
+              "What a connector config key that no definition knows, but close to one that is known (a typo "
+              "such as topcis for topics), gets: 'warn' (a warning with the suggestion in the log and in "
+              "/config/validate; the key is ignored, as in Connect) or 'refuse' (a 400 naming the key and the "
+              "suggestion).", validator=unknown_keys_mode),
     ConfigKey("exactly.once.source.support", S, "disabled", H,
               "Whether source tasks write their records and source offsets in one transaction, after the "
               "leader has fenced out older task generations ('enabled'). 'preparing' is the step of a rolling "
@@ -196,6 +208,9 @@ class WorkerConfig:
         # One worker per process (MM2's herders share one file's providers): its providers are the
         # ones connector and task configs are resolved with, as in Connect's WorkerConfigTransformer.
         install(self.providers or None)
+        refused = unimplemented_error({k: v for k, v in self.raw.items() if k in self.definition.keys})
+        if refused:
+            raise self._error(*refused)
         errors = {n: v.errors for n, v in self.definition.validate_all(self.raw).items() if v.errors}
         if errors:
             key, messages = next(iter(errors.items()))

@@ -45,6 +45,7 @@ class WorkerSettings:
     topic_tracking_enable: bool
     topic_tracking_allow_reset: bool
     exactly_once_source_support: str
+    connector_config_unknown_keys: str
     metrics_prometheus_port: int
     listeners: list[str]
     rest_advertised_host_name: str | None
@@ -52,6 +53,11 @@ class WorkerSettings:
     rest_advertised_listener: str | None
     console_read_only: bool
     console_sample_interval_ms: int
+
+    @property
+    def refuse_unknown_keys(self) -> bool:
+        """`connector.config.unknown.keys=refuse`: a typo'd connector key is an error, not a warning."""
+        return self.connector_config_unknown_keys.strip().lower() == "refuse"
 
     @property
     def exactly_once(self) -> bool:

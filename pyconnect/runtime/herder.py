@@ -49,7 +49,8 @@ def _task_state(task: int, status: Status) -> TaskState:
 
 def _name_matches(name: str, config: dict[str, str]) -> None:
     """A config's `name`, if given, must be the connector's; it is set to it either way."""
-    if config.get("name", name) != name:
+    # A null name is replaced, as Connect's checkAndPutConnectorConfigName does.
+    if config.get("name") not in (None, name):
         raise BadConfig(f"Connector name configuration ({config['name']}) doesn't match connector name in the URL "
                         f"({name})")
     config["name"] = name
@@ -164,7 +165,7 @@ class Herder(WorkerAdmin):
         if name in self._snapshot().connectors:
             raise Conflict(f"Connector {name} already exists")
         config_validation.require_valid(self.worker.plugins, config, self.worker.config.settings.exactly_once,
-                                        self.worker.config)
+                                        self.worker.config.settings.refuse_unknown_keys, self.worker.config)
         target = None
         if initial_state is not None:
             target = INITIAL_STATES.get(initial_state.strip().upper())
@@ -183,7 +184,7 @@ class Herder(WorkerAdmin):
         _name_matches(name, config)
         created = name not in self._snapshot().connectors
         config_validation.require_valid(self.worker.plugins, config, self.worker.config.settings.exactly_once,
-                                        self.worker.config)
+                                        self.worker.config.settings.refuse_unknown_keys, self.worker.config)
         self.worker.configs.put_connector_config(name, config)
         self._await(lambda: self.worker.configs.snapshot().connectors.get(name) == config)
         return created, self._info(name)

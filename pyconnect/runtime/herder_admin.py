@@ -68,8 +68,9 @@ class WorkerAdmin:
 
     def validate(self, config: Mapping[str, str]) -> ConfigInfos:
         """Validate a connector config against its `connector.class` (errors are in the answer)."""
-        return config_validation.validate(self.worker.plugins, config, self.worker.config.settings.exactly_once,
-                                          self.worker.config)
+        settings = self.worker.config.settings
+        return config_validation.validate(self.worker.plugins, config, settings.exactly_once,
+                                          settings.refuse_unknown_keys, self.worker.config)
 
     # log levels ------------------------------------------------------------------------------
 

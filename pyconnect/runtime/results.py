@@ -124,9 +124,10 @@ class ConfigValueInfo:
 
 @dataclass(frozen=True)
 class ConfigInfo:
-    """One key of a validation answer."""
+    """One key of a validation answer (`definition` None for a key outside the definition that has
+    errors, e.g. a null value, as Connect answers)."""
 
-    definition: ConfigKeyInfo
+    definition: ConfigKeyInfo | None
     value: ConfigValueInfo
 
 
