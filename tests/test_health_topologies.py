@@ -92,13 +92,19 @@ TOPOLOGIES = {
 @pytest.mark.parametrize("topology", TOPOLOGIES)
 def test_root_health_answers_for_every_flow(topology: str, brokers: dict[str, Broker], tmp_path: Path) -> None:
     """/health is 200 while every flow is healthy; with one flow's target cluster lost it is 500 naming that
-    flow only, and 200 again once the cluster is back. Each flow keeps its own /{source}/{target}/health."""
+    flow only, and 200 again once the cluster is back. Each flow keeps its own /{source}/{target}/health. `/`
+    is Connect's ServerInfo plus each flow's cluster id, behind BasicAuth when it is on (as each flow's API)."""
     flows, paused, bad = TOPOLOGIES[topology]
     port = free_port()
     lines = [f"clusters = {', '.join(brokers)}", "emit.heartbeats.enabled = false", f"listeners = http://:{port}"]
     lines += [f"{alias}.bootstrap.servers = {b.bootstrap}" for alias, b in brokers.items()]
     lines += [f"{alias}.{k} = {v}" for alias in brokers for k, v in SESSION.items()]
     lines += [f"{flow}.enabled = true\n{flow}.topics = nothing-here" for flow in flows]
+    (tmp_path / "credentials.properties").write_text("ops: s3cret,admin\n")
+    for alias in brokers:  # each herder's REST settings are its target cluster's (<alias>.<key>), as in MM2
+        lines += [f"{alias}.rest.extension.classes = org.apache.kafka.connect.rest.basic.auth.extension."
+                  "BasicAuthSecurityRestExtension",
+                  f"{alias}.rest.basic.auth.credentials.file = {tmp_path}/credentials.properties"]
     path = tmp_path / "mm2.properties"
     path.write_text("\n".join(lines) + "\n" + mm2_settings(brokers))
     process = Process([sys.executable, "-m", "replikafka", "mirror-maker", str(path)], tmp_path / "mm.log", port)
@@ -107,7 +113,10 @@ def test_root_health_answers_for_every_flow(topology: str, brokers: dict[str, Br
         for flow in flows:
             source, target = flow.split("->")
             assert httpx.get(f"http://127.0.0.1:{port}/{source}/{target}/health", timeout=12).status_code == 200
-        info = httpx.get(f"http://127.0.0.1:{port}/", timeout=10).json()  # ServerInfo, plus every flow's cluster
+            assert httpx.get(f"http://127.0.0.1:{port}/{source}/{target}/connectors", timeout=12).status_code == 401
+        # BasicAuth on: /health stays open for probes (Process.health sends no credentials), `/` does not.
+        assert httpx.get(f"http://127.0.0.1:{port}/", timeout=10).status_code == 401
+        info = httpx.get(f"http://127.0.0.1:{port}/", auth=("ops", "s3cret"), timeout=10).json()  # + every flow
         assert {"version", "commit", "kafka_cluster_id"} <= set(info) and set(info["flows"]) == set(flows), info
         assert info["flows"][bad[0]]["kafka_cluster_id"] == f"health-{paused}"
         missing = httpx.get(f"http://127.0.0.1:{port}/connectors", timeout=10)  # per flow only: Connect's 404 body
