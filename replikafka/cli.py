@@ -82,16 +82,21 @@ def run_mirror_maker(path: str, clusters: list[str] | None, listeners: str | Non
         if check:
             print(check_report(config))
             return 0
-        maker = MirrorMaker(config, listeners)  # binds the REST listener before anything else
+        maker = MirrorMaker(config, listeners)  # binds the REST listener before anything reads or writes Kafka
     except (ConfigFileError, ConfigException, KafkaClientError, ListenerBindError, ValueError, TimeoutError) as exc:
         return startup_error(path, exc)
     try:
         for warning in check_states(config, [read_flow_state(config, flow) for flow in config.flows]):
             log.warning("%s", warning)
-    except (ConfigException, KafkaClientError, ValueError, TimeoutError) as exc:
+        maker.build()  # the herders: their internal topics are created here, once the state is known to fit
+    except (ConfigFileError, ConfigException, KafkaClientError, ListenerBindError, ValueError, TimeoutError) as exc:
         maker.close()
         return startup_error(path, exc)
-    maker.start()
+    try:
+        maker.start()
+    except ListenerBindError as exc:
+        maker.stop()
+        return startup_error(path, exc)
     wait_for_signal()
     maker.stop()
     return 0
@@ -109,11 +114,16 @@ def run_distributed(path: str) -> int:
         return startup_error(path, exc)
     try:
         worker = Worker(config)
-    except (KafkaClientError, ValueError) as exc:
+        rest = RestServer(worker, listener)
+    except (KafkaClientError, ListenerBindError, ValueError) as exc:
         listener.close()
         return startup_error(path, exc)
     worker.start()
-    rest = RestServer(worker, listener).start()
+    try:
+        rest.start()
+    except ListenerBindError as exc:
+        worker.stop()
+        return startup_error(path, exc)
     log.info("REST API listening on %s (advertised %s)", listener.url, config.advertised_url)
     wait_for_signal()
     rest.stop()

@@ -12,6 +12,7 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Mapping
+from typing import Any
 
 from connectors.mirror.maker_config import CONNECTORS, WORKER_PREFIXES, Flow, MirrorMakerConfig, redacted
 from pyconnect.config.properties import Entry, Properties
@@ -47,23 +48,31 @@ class FlowHerder:
 
 
 class MirrorMaker:
-    """All herders of one process plus the REST server that exposes them. The REST listener is bound
-    first (`rest.listener`): a taken port stops the process before any herder is created or joins."""
+    """All herders of one process plus the REST server that exposes them. The REST listener is bound at
+    construction, before anything touches Kafka (`rest.listener`): a taken port stops the process before
+    any herder is created (which creates its internal topics) or joins its group."""
 
     def __init__(self, config: MirrorMakerConfig, listeners: str | None = None) -> None:
         self.config = config
-        configs = worker_configs(config, listeners or config.values.get("listeners", "http://:8083"))
-        if not configs:
+        self.configs = worker_configs(config, listeners or config.values.get("listeners", "http://:8083"))
+        if not self.configs:
             raise ValueError("no flow to run (enable one with '<source>-><target>.enabled = true')")
-        self.listener = bind_listener(next(iter(configs.values())).listener)
-        try:
-            self.workers = build_workers(config, configs)
-        except BaseException:
-            self.listener.close()
-            raise
+        self.listener = bind_listener(next(iter(self.configs.values())).listener)
+        self.workers: dict[Flow, Worker] = {}
         self.rest: RestServer | None = None
 
-    def start(self) -> None:
+    def build(self) -> None:
+        """Create the herders (their internal topics) and the REST app; the port is released on failure."""
+        try:
+            self.workers = build_workers(self.config, self.configs)
+            self.rest = RestServer(next(iter(self.workers.values())), self.listener, self._app())
+        except BaseException:
+            self.close()
+            raise
+
+    def _app(self) -> Any:
+        """Each flow's API under /{source}/{target}; at `/` the single flow's API, or with several flows
+        `/` and `/health` for all of them (probes see the whole process)."""
         from starlette.applications import Starlette
         from starlette.routing import Mount
 
@@ -71,13 +80,21 @@ class MirrorMaker:
         first = next(iter(self.workers.values()))
         if len(self.workers) == 1:
             routes.append(Mount("/", app=create_app(first)))
-        else:  # `/` and `/health` answer for every flow (probes see the whole process)
+        else:
             herders = {str(flow): Herder(w) for flow, w in self.workers.items()}
             routes.append(Mount("/", app=create_root_app(herders, BasicAuth.from_worker(first.config.raw))))
+        return Starlette(routes=routes)
+
+    def start(self) -> None:
+        """Start every herder, then serve REST (ListenerBindError if it does not start)."""
+        if self.rest is None:
+            self.build()
+        assert self.rest is not None
         for flow, worker in self.workers.items():
             worker.start()
             log.info("herder %s started (group %s)", flow, worker.config.group_id)
-        self.rest = RestServer(first, self.listener, Starlette(routes=routes)).start()
+        self.rest.start()
+        first = next(iter(self.workers.values()))
         log.info("REST API for %s under %s/<source>/<target>, health of all flows at %s/health (advertised %s)",
                  ", ".join(map(str, self.workers)), self.listener.url, self.listener.url, first.config.advertised_url)
 

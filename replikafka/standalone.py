@@ -28,6 +28,7 @@ from pyconnect.runtime.worker import Worker
 from pyconnect.storage.file_log import FileLogError
 from replikafka.connector_files import ConnectorFile, load_connector_file
 from rest.listener import ListenerBindError, bind_listener
+from rest.server import RestServer
 
 log = logging.getLogger("pyconnect")
 
@@ -70,7 +71,8 @@ def run_standalone(worker_path: str, connector_paths: list[str]) -> int:
         worker = Worker(config, log_factory=standalone_log_factory(config))
         # As ConnectStandalone looks up the Kafka cluster id: an unreachable cluster stops the start.
         worker.cluster_id = Admin(config.client_config("admin", "admin.")).cluster_id(timeout=20)
-    except (KafkaClientError, ValueError) as exc:
+        rest = RestServer(worker, listener)
+    except (KafkaClientError, ListenerBindError, ValueError) as exc:
         listener.close()
         return startup_error(worker_path, exc)
     stop = stop_on_signal()  # from here a SIGTERM stops the worker gracefully, also while connectors are created
@@ -79,9 +81,11 @@ def run_standalone(worker_path: str, connector_paths: list[str]) -> int:
     except (FileLogError, OSError) as exc:  # the offsets file: locked by another process, corrupt, unwritable
         listener.close()
         return _error(str(config.source.error(OFFSET_STORAGE_FILE_FILENAME, str(exc)) if config.source else exc))
-    from rest.server import RestServer
-
-    rest = RestServer(worker, listener).start()
+    try:
+        rest.start()
+    except ListenerBindError as exc:
+        worker.stop()
+        return startup_error(worker_path, exc)
     log.info("REST API listening on %s (advertised %s)", listener.url, config.advertised_url)
     try:
         _create_connectors(worker, connectors)

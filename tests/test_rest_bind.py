@@ -133,3 +133,18 @@ def test_rest_url_is_logged_with_the_bound_host(tmp_path: Path, broker: Broker) 
     finally:
         proc.terminate()
         assert proc.wait(30) == 0
+
+
+def test_https_listener_with_a_bad_key_exits_before_joining(tmp_path: Path, broker: Broker) -> None:
+    """A listener whose TLS files do not load stops the start the same way (Jetty fails in `start()` too):
+    exit non-zero naming the address, no traceback, and no session in the group's membership topic."""
+    (tmp_path / "bad.pem").write_text("not a certificate\n")
+    group, port = f"g-{uuid.uuid4().hex[:8]}", free_port()
+    props = worker_properties(broker, group, port, {
+        "listeners": f"https://127.0.0.1:{port}", "listeners.https.ssl.keystore.type": "PEM",
+        "listeners.https.ssl.keystore.location": str(tmp_path / "bad.pem")})
+    code, stderr, took = run_until_exit(["distributed", str(write_properties(tmp_path / "w.properties", props))])
+    assert code != 0 and took < EXIT_BUDGET_S and "Traceback" not in stderr, stderr
+    (line,) = [line for line in stderr.splitlines() if line.startswith("error:")]
+    assert f"https://127.0.0.1:{port}" in line and "Unable to initialize REST server" in line, line
+    assert sessions(broker.bootstrap, group) == set()
