@@ -24,7 +24,8 @@ BACKLOG = 2048
 
 
 class ListenerBindError(Exception):
-    """The REST listener's address could not be bound (taken, not local, not resolvable)."""
+    """The REST listener could not be bound (address taken, not local, not resolvable) or served (its TLS
+    certificate or key does not load, the server did not start)."""
 
 
 @dataclass(frozen=True)
