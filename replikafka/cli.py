@@ -18,6 +18,7 @@ from pyconnect.config.worker import load_worker_config
 from pyconnect.kafka.clients import KafkaClientError
 from pyconnect.runtime.worker import Worker
 from replikafka import backfill_cli, offsets_cli
+from rest.listener import ListenerBindError, bind_listener
 
 log = logging.getLogger("pyconnect")
 
@@ -54,10 +55,14 @@ def wait_for_signal() -> None:
 
 
 def startup_error(path: str, exc: Exception) -> int:
-    """One line on stderr and the exit code: 2 for a bad file, 1 when Kafka cannot be reached."""
+    """One line on stderr and the exit code: 2 for a bad file, 1 when Kafka cannot be reached or the REST
+    listener cannot be bound."""
     if isinstance(exc, ConfigFileError):
         print(f"error: {exc}", file=sys.stderr)  # already names file, line and key
         return 2
+    if isinstance(exc, ListenerBindError):  # names the address; the file is not at fault
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
     print(f"error: {path}: {exc}", file=sys.stderr)
     return 1 if isinstance(exc, KafkaClientError) else 2
 
@@ -79,30 +84,49 @@ def run_mirror_maker(path: str, clusters: list[str] | None, listeners: str | Non
         if check:
             print(check_report(config))
             return 0
+        maker = MirrorMaker(config, listeners)  # binds the REST listener before anything reads or writes Kafka
+    except (ConfigFileError, ConfigException, KafkaClientError, ListenerBindError, ValueError, TimeoutError) as exc:
+        return startup_error(path, exc)
+    try:
         for warning in check_states(config, [read_flow_state(config, flow) for flow in config.flows]):
             log.warning("%s", warning)
-        maker = MirrorMaker(config, listeners)
-    except (ConfigFileError, ConfigException, KafkaClientError, ValueError, TimeoutError) as exc:
+        maker.build()  # the herders: their internal topics are created here, once the state is known to fit
+    except (ConfigFileError, ConfigException, KafkaClientError, ListenerBindError, ValueError, TimeoutError) as exc:
+        maker.close()
         return startup_error(path, exc)
-    maker.start()
+    try:
+        maker.start()
+    except ListenerBindError as exc:
+        maker.stop()
+        return startup_error(path, exc)
     wait_for_signal()
     maker.stop()
     return 0
 
 
 def run_distributed(path: str) -> int:
-    """Start one worker and serve REST until SIGTERM/SIGINT; return the exit code."""
-    try:
-        config = load_worker_config(load_properties(path))
-        worker = Worker(config)
-    except (ConfigFileError, KafkaClientError, ValueError) as exc:
-        return startup_error(path, exc)
+    """Start one worker and serve REST until SIGTERM/SIGINT; return the exit code. The REST listener is bound
+    before the worker is created: a taken port stops the start before anything is written to the cluster."""
     from rest.server import RestServer
 
+    try:
+        config = load_worker_config(load_properties(path))
+        listener = bind_listener(config.listener)
+    except (ConfigFileError, ListenerBindError, ValueError) as exc:
+        return startup_error(path, exc)
+    try:
+        worker = Worker(config)
+        rest = RestServer(worker, listener)
+    except (KafkaClientError, ListenerBindError, ValueError) as exc:
+        listener.close()
+        return startup_error(path, exc)
     worker.start()
-    rest = RestServer(worker).start()
-    log.info("REST API listening on %s (advertised %s)", f"{config.listener.scheme}://{config.listener.host}:"
-             f"{config.listener.port}", config.advertised_url)
+    try:
+        rest.start()
+    except ListenerBindError as exc:
+        worker.stop()
+        return startup_error(path, exc)
+    log.info("REST API listening on %s (advertised %s)", listener.url, config.advertised_url)
     wait_for_signal()
     rest.stop()
     worker.stop()
@@ -122,8 +146,26 @@ def run_standalone(worker_path: str, connector_paths: list[str]) -> int:
     return run(worker_path, connector_paths)
 
 
+def distribution_version() -> str:
+    """The installed distribution's version (package metadata), or the source tree's when not installed."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("replikafka")
+    except PackageNotFoundError:  # run from a source checkout on PYTHONPATH without `pip install`
+        import pyconnect
+
+        return pyconnect.__version__
+
+
+def add_version(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
+    """`--version`: print `replikafka <version>` and exit 0."""
+    parser.add_argument("--version", action="version", version=f"replikafka {distribution_version()}")
+    return parser
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="pyconnect", description="Kafka Connect compatible worker")
+    parser = add_version(argparse.ArgumentParser(prog="pyconnect", description="Kafka Connect compatible worker"))
     parser.add_argument("--log-level", default="INFO")
     parser.add_argument("--log-format", choices=("text", "json"), help="default: $PYCONNECT_LOG_FORMAT or text")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -141,6 +183,8 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_argument("--duration", type=float, default=0, help="seconds to run (0: until Ctrl-C)")
     offsets_cli.add_parser(sub)
     backfill_cli.add_parser(sub)
+    for command in sub.choices.values():  # `pyconnect <command> --version` too
+        add_version(command)
     return parser
 
 
@@ -167,7 +211,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def mirror_maker_main() -> int:
     """`pyconnect-mirror-maker mm2.properties [--clusters B ...]`, shaped like connect-mirror-maker.sh."""
-    parser = argparse.ArgumentParser(prog="pyconnect-mirror-maker")
+    parser = add_version(argparse.ArgumentParser(prog="pyconnect-mirror-maker"))
     parser.add_argument("mm2_properties")
     parser.add_argument("--clusters", nargs="+")
     parser.add_argument("--listeners")
@@ -179,7 +223,7 @@ def mirror_maker_main() -> int:
 
 def distributed_main() -> int:
     """`pyconnect-distributed worker.properties`, shaped like connect-distributed.sh."""
-    parser = argparse.ArgumentParser(prog="pyconnect-distributed")
+    parser = add_version(argparse.ArgumentParser(prog="pyconnect-distributed"))
     parser.add_argument("worker_properties")
     args = parser.parse_args()
     setup_logging()
@@ -188,7 +232,7 @@ def distributed_main() -> int:
 
 def standalone_main() -> int:
     """`pyconnect-standalone worker.properties [connector1.properties ...]`, shaped like connect-standalone.sh."""
-    parser = argparse.ArgumentParser(prog="pyconnect-standalone")
+    parser = add_version(argparse.ArgumentParser(prog="pyconnect-standalone"))
     _standalone_arguments(parser)
     args = parser.parse_args()
     setup_logging()

@@ -3,8 +3,8 @@
 Each herder's leader writes the flow's three connector configs when they differ from what is stored
 (MM2's MirrorHerder), so a changed file takes effect on restart. Several processes started with the
 same file join the same herder groups and share the tasks. Unlike MM2's dedicated mode, the public
-REST API is served: each flow under `/{source}/{target}` on the `listeners` address (and at `/` too
-when the process runs a single flow).
+REST API is served: each flow under `/{source}/{target}` on the `listeners` address, and at `/` the
+single flow's API, or with several flows `/` and `/health` for all of them (`rest.flows_root`).
 """
 
 from __future__ import annotations
@@ -12,14 +12,19 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Mapping
+from typing import Any
 
 from connectors.mirror.maker_config import CONNECTORS, WORKER_PREFIXES, Flow, MirrorMakerConfig, redacted
 from pyconnect.config.properties import Entry, Properties
 from pyconnect.config.worker import WorkerConfig
 from pyconnect.kafka.clients import KafkaClientError
+from pyconnect.runtime.herder import Herder
 from pyconnect.runtime.worker import Worker
 from pyconnect.runtime.worker_scope import WorkerScope
 from rest.app import create_app
+from rest.flows_root import create_root_app
+from rest.listener import bind_listener
+from rest.security import BasicAuth
 from rest.server import RestServer
 
 log = logging.getLogger(__name__)
@@ -43,28 +48,59 @@ class FlowHerder:
 
 
 class MirrorMaker:
-    """All herders of one process plus the REST server that exposes them."""
+    """All herders of one process plus the REST server that exposes them. The REST listener is bound at
+    construction, before anything touches Kafka (`rest.listener`): a taken port stops the process before
+    any herder is created (which creates its internal topics) or joins its group."""
 
     def __init__(self, config: MirrorMakerConfig, listeners: str | None = None) -> None:
         self.config = config
-        self.listener = listeners or config.values.get("listeners", "http://:8083")
-        self.workers = build_workers(config, self.listener)
-        if not self.workers:
+        self.configs = worker_configs(config, listeners or config.values.get("listeners", "http://:8083"))
+        if not self.configs:
             raise ValueError("no flow to run (enable one with '<source>-><target>.enabled = true')")
+        self.listener = bind_listener(next(iter(self.configs.values())).listener)
+        self.workers: dict[Flow, Worker] = {}
         self.rest: RestServer | None = None
 
-    def start(self) -> None:
+    def build(self) -> None:
+        """Create the herders (their internal topics) and the REST app; the port is released on failure."""
+        try:
+            self.workers = build_workers(self.config, self.configs)
+            self.rest = RestServer(next(iter(self.workers.values())), self.listener, self._app())
+        except BaseException:
+            self.close()
+            raise
+
+    def _app(self) -> Any:
+        """Each flow's API under /{source}/{target}; at `/` the single flow's API, or with several flows
+        `/` and `/health` for all of them (probes see the whole process)."""
         from starlette.applications import Starlette
         from starlette.routing import Mount
 
         routes = [Mount(f"/{flow.source}/{flow.target}", app=create_app(w)) for flow, w in self.workers.items()]
+        first = next(iter(self.workers.values()))
         if len(self.workers) == 1:
-            routes.append(Mount("/", app=create_app(next(iter(self.workers.values())))))
+            routes.append(Mount("/", app=create_app(first)))
+        else:
+            herders = {str(flow): Herder(w) for flow, w in self.workers.items()}
+            routes.append(Mount("/", app=create_root_app(herders, BasicAuth.from_worker(first.config.raw))))
+        return Starlette(routes=routes)
+
+    def start(self) -> None:
+        """Start every herder, then serve REST (ListenerBindError if it does not start)."""
+        if self.rest is None:
+            self.build()
+        assert self.rest is not None
         for flow, worker in self.workers.items():
             worker.start()
             log.info("herder %s started (group %s)", flow, worker.config.group_id)
-        self.rest = RestServer(next(iter(self.workers.values())), Starlette(routes=routes)).start()
-        log.info("REST API for %s under %s/<source>/<target>", ", ".join(map(str, self.workers)), self.listener)
+        self.rest.start()
+        first = next(iter(self.workers.values()))
+        log.info("REST API for %s under %s/<source>/<target>, health of all flows at %s/health (advertised %s)",
+                 ", ".join(map(str, self.workers)), self.listener.url, self.listener.url, first.config.advertised_url)
+
+    def close(self) -> None:
+        """Release the REST port of a process that stops before it starts (nothing else is held yet)."""
+        self.listener.close()
 
     def stop(self) -> None:
         if self.rest is not None:
@@ -93,16 +129,23 @@ def worker_source(config: MirrorMakerConfig, flow: Flow, values: Mapping[str, st
     return Properties(config.path, entries)
 
 
-def build_workers(config: MirrorMakerConfig, listener: str) -> dict[Flow, Worker]:
-    """Create (not start) one worker per flow; `listener` is the REST address they advertise."""
-    workers = {}
+def worker_configs(config: MirrorMakerConfig, listener: str) -> dict[Flow, WorkerConfig]:
+    """Each flow's validated worker settings (no Kafka contacted); `listener` is the REST address of all."""
+    configs = {}
     for flow in config.flows:
         values = {**config.worker_config(flow), "listeners": listener}
-        source = worker_source(config, flow, values)
+        configs[flow] = WorkerConfig(values, worker_source(config, flow, values))
+    return configs
+
+
+def build_workers(config: MirrorMakerConfig, configs: Mapping[Flow, WorkerConfig]) -> dict[Flow, Worker]:
+    """Create (not start) one worker per flow from its settings."""
+    workers = {}
+    for flow, worker_config in configs.items():
         # The flow's scope: its own logger levels, its log lines tagged `[A->B]`, its metrics labelled.
         scope = WorkerScope(str(flow), {"source": flow.source, "target": flow.target})
         try:
-            workers[flow] = Worker(WorkerConfig(values, source), leader_duty=FlowHerder(config, flow), scope=scope)
+            workers[flow] = Worker(worker_config, leader_duty=FlowHerder(config, flow), scope=scope)
         except KafkaClientError as exc:  # the worker's own clients know the bootstrap servers, not the alias
             raise KafkaClientError(f"herder {flow} (internal topics on cluster {flow.target}): {exc}") from exc
     return workers

@@ -5,9 +5,11 @@ Startup, as ConnectStandalone does it: the worker file is read and validated (St
 Kafka cluster is looked up, every connector file is read, then the worker (offsets in the file named
 by `offset.storage.file.filename`, everything else in memory) and its REST API start, and each
 connector is created through the herder, as POST /connectors creates one, so it is validated the
-same way. Exit codes: 2 for a bad worker or connector file (Connect exits 3 for a connector that
-cannot be created; one code for "your input is wrong" keeps scripts simple here), 1 when Kafka
-cannot be reached, 0 after SIGTERM/SIGINT (tasks stopped, their last offsets flushed to the file).
+same way. The REST listener is bound right after the files are read, before the worker is created.
+Exit codes: 2 for a bad worker or connector file (Connect exits 3 for a connector that cannot be
+created; one code for "your input is wrong" keeps scripts simple here), 1 when Kafka cannot be
+reached or the REST listener cannot be bound (the message names the address), 0 after SIGTERM/SIGINT
+(tasks stopped, their last offsets flushed to the file).
 """
 
 from __future__ import annotations
@@ -25,6 +27,8 @@ from pyconnect.runtime.standalone_storage import standalone_log_factory
 from pyconnect.runtime.worker import Worker
 from pyconnect.storage.file_log import FileLogError
 from replikafka.connector_files import ConnectorFile, load_connector_file
+from rest.listener import ListenerBindError, bind_listener
+from rest.server import RestServer
 
 log = logging.getLogger("pyconnect")
 
@@ -60,21 +64,29 @@ def run_standalone(worker_path: str, connector_paths: list[str]) -> int:
 
     try:
         config, connectors = _load(worker_path, connector_paths)
+        listener = bind_listener(config.listener)  # first: a taken port stops the start before anything runs
+    except (ConfigFileError, ListenerBindError, ValueError) as exc:
+        return startup_error(worker_path, exc)
+    try:
         worker = Worker(config, log_factory=standalone_log_factory(config))
         # As ConnectStandalone looks up the Kafka cluster id: an unreachable cluster stops the start.
         worker.cluster_id = Admin(config.client_config("admin", "admin.")).cluster_id(timeout=20)
-    except (ConfigFileError, KafkaClientError, ValueError) as exc:
+        rest = RestServer(worker, listener)
+    except (KafkaClientError, ListenerBindError, ValueError) as exc:
+        listener.close()
         return startup_error(worker_path, exc)
     stop = stop_on_signal()  # from here a SIGTERM stops the worker gracefully, also while connectors are created
     try:
         worker.start()
     except (FileLogError, OSError) as exc:  # the offsets file: locked by another process, corrupt, unwritable
+        listener.close()
         return _error(str(config.source.error(OFFSET_STORAGE_FILE_FILENAME, str(exc)) if config.source else exc))
-    from rest.server import RestServer
-
-    rest = RestServer(worker).start()
-    log.info("REST API listening on %s://%s:%d (advertised %s)", config.listener.scheme, config.listener.host,
-             config.listener.port, config.advertised_url)
+    try:
+        rest.start()
+    except ListenerBindError as exc:
+        worker.stop()
+        return startup_error(worker_path, exc)
+    log.info("REST API listening on %s (advertised %s)", listener.url, config.advertised_url)
     try:
         _create_connectors(worker, connectors)
     except (HerderError, RuntimeError) as exc:

@@ -105,8 +105,10 @@ def create_app(worker: Worker) -> FastAPI:
     if auth is not None:
         @app.middleware("http")
         async def basic_auth(request: Request, call_next: Any) -> Any:
-            # /health stays open for liveness/readiness probes, which carry no credentials.
-            if request.url.path != "/health" and not auth.allows(request.headers.get("authorization")):
+            # /health stays open for liveness/readiness probes, which carry no credentials. Mounted under a
+            # flow's /{source}/{target} (dedicated mode), the path is the mount's root_path plus the route's.
+            route = request.url.path.removeprefix(request.scope.get("root_path", ""))
+            if route != "/health" and not auth.allows(request.headers.get("authorization")):
                 # A page's script (the console's, marked X-Requested-With) gets no challenge: the browser
                 # would hold its request behind a login dialog instead of letting the page report the 401.
                 scripted = "x-requested-with" in request.headers

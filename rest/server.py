@@ -1,28 +1,33 @@
-"""Serving a worker's REST API (or a composed app) with uvicorn on a background thread."""
+"""Serving a worker's REST API (or a composed app) with uvicorn on a background thread, on a socket
+bound beforehand (`rest.listener`: a taken port fails the start before the worker joins its cluster)."""
 
 from __future__ import annotations
 
 import threading
+import time
 from typing import Any
 
 from pyconnect.runtime.worker import Worker
+from rest.listener import BoundListener, ListenerBindError
 
 # Idle keep-alive connections close after Jetty's default idle timeout, as Connect's do. uvicorn's own 5 s
 # closed connections that clients were about to reuse: a client alternating between workers under load
 # had a request reset (ECONNRESET) on a connection the server closed as the request went out.
 KEEP_ALIVE_S = 30
+# uvicorn starts serving a bound socket in well under a second; this bounds a start that hangs.
+START_TIMEOUT_S = 15.0
 
 
 class RestServer:
-    """The worker's REST API on its listener, served by uvicorn on a background thread."""
+    """The worker's REST API on its bound listener, served by uvicorn on a background thread."""
 
-    def __init__(self, worker: Worker, app: Any = None) -> None:
-        """Serve `app` (default: this worker's REST API) on the worker's listener."""
+    def __init__(self, worker: Worker, listener: BoundListener, app: Any = None) -> None:
+        """Serve `app` (default: this worker's REST API) on `listener` (bound from the worker's `listeners`);
+        ListenerBindError if its TLS files do not load. Create it before the worker starts, start it after."""
         import uvicorn
 
         from rest.app import create_app
 
-        listener = worker.config.listener
         tls: dict[str, Any] = {}
         if listener.scheme == "https":
             from rest.security import tls_files
@@ -30,16 +35,32 @@ class RestServer:
             files = tls_files(worker.config.raw)
             tls = {"ssl_certfile": files.certfile, "ssl_keyfile": files.keyfile or files.certfile,
                    "ssl_keyfile_password": files.password}
-        self.server = uvicorn.Server(uvicorn.Config(app or create_app(worker), host=listener.host,
-                                                    port=listener.port, log_level="warning", lifespan="off",
-                                                    timeout_keep_alive=KEEP_ALIVE_S, **tls))
+        self.listener = listener
+        config = uvicorn.Config(app or create_app(worker), host=listener.host, port=listener.port,
+                                log_level="warning", lifespan="off", timeout_keep_alive=KEEP_ALIVE_S, **tls)
+        try:  # here, not on the serving thread: a bad certificate or key stops the start before the worker joins
+            config.load()
+        except (OSError, ValueError) as exc:  # ssl.SSLError is an OSError
+            raise ListenerBindError(f"Unable to initialize REST server on {listener.url}: {exc}") from exc
+        self.server = uvicorn.Server(config)
         # uvicorn installs no signal handlers outside the main thread; the worker owns SIGTERM/SIGINT.
-        self.thread = threading.Thread(target=self.server.run, name="rest", daemon=True)
+        self.thread = threading.Thread(target=self.server.run, kwargs={"sockets": [listener.socket]}, name="rest",
+                                       daemon=True)
 
-    def start(self) -> RestServer:
+    def start(self, timeout: float = START_TIMEOUT_S) -> RestServer:
+        """Serve, and return once uvicorn serves; ListenerBindError if it stopped or did not start in `timeout`
+        (a bad TLS file, say): a process must not run on without its REST API."""
         self.thread.start()
+        deadline = time.monotonic() + timeout
+        while not self.server.started:
+            if not self.thread.is_alive() or time.monotonic() > deadline:
+                self.stop()
+                raise ListenerBindError(f"Unable to initialize REST server on {self.listener.url}: it did not start "
+                                        "(the log says why)")
+            self.thread.join(0.02)  # the wait itself: wakes early if the serving thread ends
         return self
 
     def stop(self) -> None:
         self.server.should_exit = True
-        self.thread.join(5)
+        if self.thread.ident is not None:  # started
+            self.thread.join(5)

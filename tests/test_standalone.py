@@ -6,7 +6,7 @@ from __future__ import annotations
 import collections
 from pathlib import Path
 
-from tests.harness.brokers import Broker
+from tests.harness.brokers import Broker, free_port
 from tests.harness.connectors import all_running, committed, status
 from tests.harness.kafka_io import read_all, read_to_end
 from tests.harness.standalone import StandaloneProcess, run_standalone, standalone_properties
@@ -66,10 +66,13 @@ def test_runs_a_source_connector_with_rest_status(broker: Broker, tmp_path: Path
         assert worker.request("PUT", "/connectors/seq/resume").status_code == 202
         wait_for(lambda: complete(broker, topic, 2, 150), 60, "the longer sequences written")
         assert_complete(sequences(read_all(broker.bootstrap, topic)), 2, 150)
-        # A second process on the same offsets file is refused: the file is locked while in use.
-        second = run_standalone([str(worker.config_path)])
+        # A second process on the same offsets file is refused: the file is locked while in use. (On its own REST
+        # port: with the same port it stops earlier, at the bind, as test_rest_bind shows.)
+        other = write_properties(tmp_path / "second.properties",
+                                 {**worker.props, "listeners": f"http://127.0.0.1:{free_port()}"})
+        second = run_standalone([str(other)])
         assert second.returncode == 2, second.stderr
-        assert f"{worker.config_path}:2: offset.storage.file.filename: {tmp_path / 'offsets.dat'} is in use by " \
+        assert f"{other}:2: offset.storage.file.filename: {tmp_path / 'offsets.dat'} is in use by " \
                "another process" in second.stderr
     finally:
         assert worker.terminate() == 0, worker.log_tail()

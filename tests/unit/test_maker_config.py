@@ -225,10 +225,10 @@ def test_top_level_security_protocol_is_checked() -> None:
 
 
 def test_worker_errors_name_the_files_line() -> None:
-    from replikafka.mirror_maker import build_workers
+    from replikafka.mirror_maker import worker_configs
 
     with pytest.raises(ConfigFileError) as err:
-        build_workers(mm2(SAMPLE + "B.status.storage.partitions = 0\n"), "http://127.0.0.1:0")
+        worker_configs(mm2(SAMPLE + "B.status.storage.partitions = 0\n"), "http://127.0.0.1:0")
     assert str(err.value).startswith("mm2.properties:17: status.storage.partitions:")
 
 
