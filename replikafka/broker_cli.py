@@ -59,6 +59,8 @@ def _check_port_free(port: int) -> str | None:
     """None when 127.0.0.1:port can be bound, else why not (the broker would fail to bind, and a client
     would reach whatever holds the port instead)."""
     with socket.socket() as s:
+        # As a server binds: connections of a broker stopped a moment ago (TIME_WAIT) do not hold the port.
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         try:
             s.bind(("127.0.0.1", port))
         except OSError as exc:
@@ -134,7 +136,8 @@ def run(args: argparse.Namespace) -> int:
 
 def main() -> int:
     """`python -m replikafka.broker_cli`: the same command without the `pyconnect` front end."""
-    parser = argparse.ArgumentParser(prog="pyconnect local-broker", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="pyconnect local-broker",
+                                     description="Run one local Kafka-protocol broker to try things, until Ctrl-C.")
     _arguments(parser)
     return run(parser.parse_args())
 
