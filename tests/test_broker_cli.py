@@ -185,3 +185,16 @@ def test_the_printed_settings_are_in_no_user_default() -> None:
         text = path.read_text()
         for key in TANSU_CLIENT_OVERRIDES:
             assert key not in text, f"{path.relative_to(REPO)} sets {key}"
+
+
+def test_add_parser_gives_pyconnect_the_local_broker_subcommand() -> None:
+    """What replikafka/cli.py adds: `pyconnect local-broker [--port N] [--cluster-id NAME]`."""
+    import argparse
+
+    from replikafka.broker_cli import DEFAULT_PORT, add_parser
+
+    parser = argparse.ArgumentParser(prog="pyconnect")
+    add_parser(parser.add_subparsers(dest="command", required=True))
+    args = parser.parse_args(["local-broker", "--port", "0", "--cluster-id", "try"])
+    assert (args.command, args.port, args.cluster_id) == ("local-broker", 0, "try")
+    assert parser.parse_args(["local-broker"]).port == DEFAULT_PORT
