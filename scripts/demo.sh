@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Set everything up and run the demo on embedded local brokers. Extra arguments go to `pyconnect demo`.
+# Install the runtime and the demo's embedded brokers (no test extras, no apt-get) and run the demo on local
+# brokers. Extra arguments go to `pyconnect demo`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/setup.sh
+bash scripts/setup.sh demo
 exec .venv/bin/pyconnect demo "$@"

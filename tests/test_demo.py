@@ -14,6 +14,7 @@ import subprocess
 import time
 from pathlib import Path
 
+from tests.harness.processes import alive, descendants
 from tests.harness.workers import REPO
 
 TABLE_LINE = re.compile(r"^(flow +topic +produced +replicated +rate/s +lag|A -> B +(orders|payments) +[\d,]+ .*"
@@ -21,32 +22,6 @@ TABLE_LINE = re.compile(r"^(flow +topic +produced +replicated +rate/s +lag|A -> 
 # Every line the demo itself prints, besides the table; anything else (a log line, a traceback) fails.
 OWN_LINES = re.compile(r"^(log: .*/demo\.log|starting two embedded .*|mirror maker running .*|console: http.*/A/B/ui"
                        r"|REST API: .*|shutting down \.\.\.|demo finished cleanly|)$")
-
-
-def _descendants(pid: int) -> set[int]:
-    """Every process below `pid` (from /proc: the brokers run in sessions of their own)."""
-    children: dict[int, list[int]] = {}
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                ppid = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
-            except (OSError, IndexError, ValueError):
-                continue
-            children.setdefault(ppid, []).append(int(entry.name))
-    found, todo = set(), [pid]
-    while todo:
-        for child in children.get(todo.pop(), []):
-            found.add(child)
-            todo.append(child)
-    return found
-
-
-def _alive(pid: int) -> bool:
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except OSError:
-        return False
-    return state != "Z"
 
 
 def _foreign_lines(text: str) -> list[str]:
@@ -79,14 +54,14 @@ def test_sigint_to_a_piped_demo_stops_every_process_it_started(tmp_path: Path) -
             assert time.monotonic() < deadline, "the demo replicated nothing in 90 s"
             assert job.poll() is None, "the demo ended by itself"
             time.sleep(0.2)  # poll interval: the loop ends at its deadline
-        started = _descendants(job.pid)
+        started = descendants(job.pid)
         brokers = [p for p in started if "tansu" in Path(f"/proc/{p}/cmdline").read_bytes().decode(errors="replace")]
         assert len(brokers) == 2, started
         os.killpg(job.pid, signal.SIGINT)  # Ctrl-C: bash, python and tee all get it; tee dies at once
         job.wait(60)
         deadline = time.monotonic() + 30
-        while [p for p in started if _alive(p)]:
-            assert time.monotonic() < deadline, [p for p in started if _alive(p)]
+        while [p for p in started if alive(p)]:
+            assert time.monotonic() < deadline, [p for p in started if alive(p)]
             time.sleep(0.2)  # poll interval: the loop ends at its deadline
     finally:
         if job.poll() is None:

