@@ -17,7 +17,7 @@ from pyconnect.config.properties import ConfigFileError, load_properties
 from pyconnect.config.worker import load_worker_config
 from pyconnect.kafka.clients import KafkaClientError
 from pyconnect.runtime.worker import Worker
-from replikafka import backfill_cli, offsets_cli
+from replikafka import backfill_cli, broker_cli, offsets_cli
 from rest.listener import ListenerBindError, bind_listener
 
 log = logging.getLogger("pyconnect")
@@ -183,6 +183,7 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_argument("--duration", type=float, default=0, help="seconds to run (0: until Ctrl-C)")
     offsets_cli.add_parser(sub)
     backfill_cli.add_parser(sub)
+    broker_cli.add_parser(sub)
     for command in sub.choices.values():  # `pyconnect <command> --version` too
         add_version(command)
     return parser
@@ -206,6 +207,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return offsets_cli.run(args)
     if args.command == "backfill":
         return backfill_cli.run(args)
+    if args.command == "local-broker":
+        return broker_cli.run(args)
     return 2
 
 
