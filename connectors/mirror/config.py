@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 from collections.abc import Mapping
 from typing import Any
 
@@ -104,9 +105,19 @@ SOURCE = COMMON.merge(TOPIC_SELECTION).merge(ConfigDef([
               validator=lambda _k, v: None if 1 <= v <= 32 else "Value must be within 1..32"),
 ]))
 
+def _spark_installed(_name: str, value: Any) -> str | None:
+    """Backfills run on Spark, which the slim image and the base install leave out: refuse at once rather
+    than fail a batch task later with an import error."""
+    if not value or importlib.util.find_spec("pyspark") is not None:
+        return None
+    return ("Backfills run on Spark, and PySpark is not installed here: use the image's spark target or "
+            "`pip install 'replikafka[spark]'`")
+
+
 BACKFILL = ConfigDef([
     ConfigKey("backfill.enabled", B, False, M, "Copy the existing backlog of new partitions with a Spark job "
-              "(a batch task), then hand each partition over to streaming replication at the copied end."),
+              "(a batch task), then hand each partition over to streaming replication at the copied end. "
+              "Needs PySpark (the spark image, or the `spark` extra).", validator=_spark_installed),
     ConfigKey("backfill.threshold.records", L, 100_000, M, "Partitions with a smaller backlog than this go "
               "straight to streaming replication.", validator=at_least(0)),
     ConfigKey("backfill.parallelism", INT, 0, LOW, "Partitions copied at once (0: Spark's default parallelism). "
