@@ -6,9 +6,10 @@ order; `from_json` reads the records of earlier versions, filling the fields the
 same defaults earlier versions applied.
 
 Fields added for the hand-over (handover.py), a heartbeat's `applied` and an assignment's `revoked`,
-are written after the older fields and only when they say something (`applied` > 0, `revoked` not
-empty): every other record is exactly the bytes earlier versions wrote, and earlier readers, which
-ignore unknown fields, read the rest of a record that carries them.
+and for one identity per worker (membership.py), a heartbeat's `process` and `replaces`, are written
+after the older fields and only when they say something (`applied` > 0, `revoked` not empty, a
+non-empty string): every other record is exactly the bytes earlier versions wrote, and earlier
+readers, which ignore unknown fields, read the rest of a record that carries them.
 """
 
 from __future__ import annotations
@@ -55,7 +56,10 @@ def _names(entry: Any, name: str) -> list[str]:
 class Heartbeat:
     """`worker-<id>`: a worker of a session is alive; `seq` grows with every beat, `ts` is wall-clock ms.
     `applied` is the newest assignment generation the worker has applied: every connector and task not
-    in its share of that generation is stopped (0: none yet, or a worker of an earlier version)."""
+    in its share of that generation is stopped (0: none yet, or a worker of an earlier version).
+    `process` names the process (host and pid) for messages about a worker id used twice; `replaces` is
+    the session of the same worker id that this session takes the id over from, having seen it leave or
+    fall silent for a session timeout (membership.py)."""
 
     worker: str
     session: str
@@ -63,6 +67,8 @@ class Heartbeat:
     seq: int = 0
     ts: int = 0
     applied: int = 0
+    process: str = ""
+    replaces: str = ""
 
     @property
     def key(self) -> str:
@@ -75,6 +81,10 @@ class Heartbeat:
                                   "ts": self.ts}
         if self.applied:
             fields["applied"] = self.applied
+        if self.process:
+            fields["process"] = self.process
+        if self.replaces:
+            fields["replaces"] = self.replaces
         return orjson.dumps(fields)
 
     @classmethod
@@ -85,7 +95,8 @@ class Heartbeat:
     @classmethod
     def _from_fields(cls, f: Mapping[str, Any]) -> Self:
         return cls(_required(f, "worker"), _required(f, "session"), str(f.get("url", "")), _int(f, "seq", 0),
-                   _int(f, "ts", 0), _int(f, "applied", 0))
+                   _int(f, "ts", 0), _int(f, "applied", 0), str(f.get("process", "")),
+                   str(f.get("replaces", "")))
 
 
 @dataclass(frozen=True)
