@@ -23,10 +23,11 @@ the rules below give every worker the same answer without any other channel:
   session, and only the owner's heartbeats count (liveness, `applied`, join order, claims); the leader
   therefore places work only on owners, and a process acts on its id's share of an assignment only
   while its own session is the owner. Every reader derives the owner from the log in log order
-  (worker_identity.replaces): the first heartbeat of an id makes its session the owner; a heartbeat of
-  another session takes the id over only if the owner left, or it names the owner in `replaces`, or the
-  owner has been silent for a session timeout. Any other session of the id is a contender, ignored by
-  everyone. A starting process beats once (its join claim) and then:
+  (worker_identity.replaces), from the records alone (no reader's clock): the first heartbeat of an id
+  makes its session the owner; a heartbeat of another session takes the id over only if the owner
+  left, or it names the owner in `replaces`, or its `ts` is a session timeout or more after the owner's
+  newest heartbeat. Any other session of the id is a contender, ignored by everyone. A starting
+  process beats once (its join claim) and then:
   - owns the id: it runs (a fresh id, or a restart after a leave or after a crash more than a session
     timeout ago: no wait, its first beat already `replaces` the old session);
   - sees the owner beat again at an offset after its join claim: the owner is another live process,
@@ -38,8 +39,9 @@ the rules below give every worker the same answer without any other channel:
   An owner that reads a heartbeat taking its id over (it froze for a session timeout and another
   process replaced it) is fenced for good: it stops beating, claims nothing and runs nothing
   (`Membership.fenced`). A session that lost or left the id never owns it again. Compaction keeps only
-  the newest `worker-<id>` record; a fresh reader can misjudge a contender that beat last for the owner
-  until the owner's next beats (the owner-silent rule then corrects it); running processes never re-read.
+  the newest `worker-<id>` record: a fresh reader that finds a refused contender's beat before the
+  owner's surviving ones takes the contender for the owner until the owner's beats are a session
+  timeout newer than the contender's last (the `ts` rule above); running processes never re-read.
 
 The records themselves are the dataclasses of membership_records.py. Every reading of time and every
 timed wait goes through a `Clock` (the real one unless a test injects another).
@@ -142,7 +144,9 @@ class Membership:
                 # Wake on every record, or when the owner's session timeout runs out (then it is `free`).
                 expiry = (owner.last_seen + self.session_timeout if owner is not None
                           else self._clock.monotonic() + self.heartbeat_interval)
-                wait = max(0.0, min(deadline, expiry) - self._clock.monotonic())
+                # At least 1 ms: time moves on between two looks even where float rounding lands a clock
+                # just short of `expiry`.
+                wait = max(0.001, min(deadline, expiry) - self._clock.monotonic())
                 self._clock.wait_for(self._changed, lambda: self._identity() in ("owner", "in use", "free"), wait)
                 state, owner = self._identity(), self._members.get(self.worker_id)
             if state == "owner":
@@ -366,5 +370,4 @@ class Membership:
 
     def _apply_heartbeat(self, beat: Heartbeat, offset: int) -> bool:
         age = max(0.0, (self._now_ms() - beat.ts) / 1000.0)
-        now = self._clock.monotonic()
-        return self._table.heartbeat(beat, offset, now, now - age)
+        return self._table.heartbeat(beat, offset, self._clock.monotonic() - age)

@@ -36,6 +36,7 @@ class Member:
     left: bool = False
     applied: int = 0  # the newest assignment generation its heartbeats say it has applied
     last_offset: int = -1  # log offset of its newest heartbeat
+    last_ts: int = 0  # wall-clock ms its newest heartbeat was written at (its `ts`)
     process: str = ""  # host and pid, for messages
 
 
@@ -44,15 +45,17 @@ def this_process() -> str:
     return f"{socket.gethostname()} pid {os.getpid()}"
 
 
-def replaces(owner: Member, beat: Heartbeat, now: float, session_timeout: float) -> bool:
+def replaces(owner: Member, beat: Heartbeat, session_timeout_ms: int) -> bool:
     """Whether `beat`, from another session of `owner`'s worker id, makes its session the id's owner.
 
     Yes when the owner left, when the beat names the owner's session in `replaces` (its writer saw
-    the owner leave or fall silent for a session timeout), or when the owner has been silent for a
-    session timeout on this reader's clock too. Otherwise the beat's session is a contender: readers
-    ignore it, and it refuses to start once the owner beats again after its first heartbeat.
+    the owner leave or fall silent for a session timeout), or when the beat was written a session
+    timeout or more after the owner's newest heartbeat (both `ts`). Otherwise the beat's session is a
+    contender: readers ignore it, and it refuses to start once the owner beats again after its first
+    heartbeat. Only the records decide, never the reader's clock, so a worker replaying the topic at
+    start reaches the same owners as one that read each record as it came.
     """
-    return owner.left or beat.replaces == owner.session or now - owner.last_seen >= session_timeout
+    return owner.left or beat.replaces == owner.session or beat.ts - owner.last_ts >= session_timeout_ms
 
 
 def in_use_message(worker_id: str, owner: Member) -> str:
@@ -76,7 +79,8 @@ class MemberTable:
     """The members one reader knows, one owner session per worker id (the rules of membership.py).
 
     Not thread-safe: the owning Membership calls it under its lock. `now` and `seen` are monotonic
-    seconds on the reader's clock (`seen`: when a heartbeat was written, its age taken off).
+    seconds on the reader's clock (`seen`: when a heartbeat was written, its age taken off); only the
+    liveness of members and this session's own decisions use them, never who owns an id.
     """
 
     def __init__(self, worker_id: str, session: str, session_timeout: float) -> None:
@@ -87,7 +91,7 @@ class MemberTable:
         self._ended: set[tuple[str, str]] = set()  # (worker id, session) that left or lost its id: never again
         self._contenders: set[tuple[str, str]] = set()  # sessions refused an id, logged once
 
-    def heartbeat(self, beat: Heartbeat, offset: int, now: float, seen: float) -> bool:
+    def heartbeat(self, beat: Heartbeat, offset: int, seen: float) -> bool:
         """Apply a heartbeat read at `offset`; True if membership changed (a member, or its `applied`)."""
         if beat.session == self.session and self.joined_at is None:
             self.joined_at = offset
@@ -95,7 +99,7 @@ class MemberTable:
             return False  # a late beat of a session that left or lost its id
         member = self.members.get(beat.worker)
         if member is not None and member.session != beat.session:
-            if not replaces(member, beat, now, self.session_timeout):
+            if not replaces(member, beat, round(self.session_timeout * 1000)):
                 self._contender(member, beat)
                 return False
             self._ended.add((member.worker_id, member.session))
@@ -105,9 +109,10 @@ class MemberTable:
             member = None
         if member is None:
             self.members[beat.worker] = Member(beat.worker, beat.session, beat.url, beat.seq, offset, seen,
-                                               applied=beat.applied, last_offset=offset, process=beat.process)
+                                               applied=beat.applied, last_offset=offset, last_ts=beat.ts,
+                                               process=beat.process)
             return True
-        member.last_offset = offset
+        member.last_offset, member.last_ts = offset, max(member.last_ts, beat.ts)
         if beat.seq <= member.seq:
             return False
         member.seq = beat.seq
@@ -130,7 +135,7 @@ class MemberTable:
         owner = self.members.get(self.worker_id)
         if owner is None or owner.session == self.session:
             return ""
-        silent = now - owner.last_seen >= self.session_timeout
+        silent = now >= owner.last_seen + self.session_timeout  # the expiry Membership waits for
         return owner.session if owner.left or silent else ""
 
     def state(self, now: float) -> str:
