@@ -1,0 +1,128 @@
+"""One identity per worker, end to end: worker processes on a real broker that share one worker id.
+
+The worker id is the advertised `host:port` (as Connect's). Two processes get the same one from a copied
+worker.properties, or, as here, from different listeners behind one `rest.advertised.host.name`/`port`.
+Java Connect has no such case to follow (its group coordinator gives each member its own member id, see
+Kafka's WorkerGroupMember/WorkerCoordinator); the membership topic is our coordinator, so it arbitrates
+(pyconnect/runtime/membership.py states the invariant).
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import orjson
+
+from tests.harness.brokers import free_port
+from tests.harness.connectors import all_running, sequence_connector, status
+from tests.harness.kafka_io import read_all, read_to_end
+from tests.harness.workers import Cluster, WorkerProcess, wait_for, worker_properties
+from tests.test_worker_cluster import check_sequences, complete
+
+SESSION_S = 10.0  # the default session.timeout.ms
+
+
+def membership(worker: WorkerProcess, group: str) -> list[dict[str, Any]]:
+    """The membership topic's records in log order, decoded (read directly, not through the code under test)."""
+    recs = read_to_end(worker.props["bootstrap.servers"], f"connect-membership.{group}.internal")
+    return [orjson.loads(v) for _p, _o, k, v in sorted(recs, key=lambda r: r[1]) if k and v]
+
+
+def leader_epoch(worker: WorkerProcess, group: str) -> int:
+    return max((r["leader_epoch"] for r in membership(worker, group) if "leader_epoch" in r and "generation"
+                not in r), default=0)
+
+
+def beats_of(worker: WorkerProcess, group: str) -> int:
+    """Heartbeats written by `worker`'s process (its pid is in every heartbeat's `process`)."""
+    assert worker.process is not None
+    return sum(1 for r in membership(worker, group) if "seq" in r
+               and r.get("process", "").endswith(f" pid {worker.process.pid}"))
+
+
+def twin(cluster: Cluster, of_port: int, name: str) -> WorkerProcess:
+    """A worker process of `cluster` on its own listener that advertises the REST address `of_port`."""
+    props = worker_properties(cluster.broker, cluster.group, free_port(),
+                              {"rest.advertised.host.name": "127.0.0.1", "rest.advertised.port": str(of_port),
+                               **cluster.extra})
+    worker = WorkerProcess(cluster.directory, props, name)
+    cluster.workers.append(worker)
+    return worker
+
+
+def exit_code(worker: WorkerProcess, timeout: float) -> int:
+    assert worker.process is not None
+    return wait_for(lambda: worker.process is not None and worker.process.poll() is not None
+                    and (worker.process.returncode,), timeout, f"{worker.name} to exit")[0]
+
+
+def test_a_second_process_with_a_running_workers_id_refuses_and_nothing_is_copied_twice(
+        cluster_factory: Any, unique: str) -> None:
+    cluster: Cluster = cluster_factory()
+    [first] = cluster.start(1)
+    topic, count = f"seq-{unique}", 3000
+    assert first.request("POST", "/connectors", sequence_connector("seq", topic, 2, count, rate=300)).status_code == 201
+    wait_for(lambda: all_running(first, "seq", 2), 60, "2 running tasks")
+    epoch = leader_epoch(first, cluster.group)
+    assert epoch >= 1
+
+    second = twin(cluster, first.port, "second").start()
+    started = time.monotonic()
+    code = exit_code(second, 30 + SESSION_S)
+    refused_after = time.monotonic() - started
+    log = second.log_path.read_text(errors="replace")
+    print(f"\nREFUSED: exit code {code} {refused_after:.1f} s after the second process started (Python start "
+          f"included); it wrote {beats_of(second, cluster.group)} heartbeat(s)")
+    assert code != 0
+    assert f"worker id {first.worker_id} is in use by another live worker process" in log
+    assert first.process is not None and f"pid {first.process.pid}" in log, "names the process that holds the id"
+    assert beats_of(second, cluster.group) == 1, "its join claim only: it never joined"
+
+    wait_for(lambda: complete(cluster.broker.bootstrap, topic, 2, count), 60, "the whole sequence written")
+    dups = check_sequences(read_all(cluster.broker.bootstrap, topic), 2, count)
+    final = leader_epoch(first, cluster.group)
+    print(f"DUPLICATES: {dups} of {2 * count}; leader epoch {epoch} before, {final} after")
+    assert dups == 0
+    assert final == epoch, "no leadership claims: the first worker kept its id and its leadership"
+    assert {t["worker_id"] for t in status(first, "seq")["tasks"]} == {first.worker_id}
+
+
+def test_two_processes_started_at_once_with_one_id_exactly_one_runs(cluster_factory: Any) -> None:
+    cluster: Cluster = cluster_factory()
+    port = free_port()
+    a, b = twin(cluster, port, "a").start(), twin(cluster, port, "b").start()
+    started = time.monotonic()
+
+    def one_exited() -> list[WorkerProcess]:
+        return [w for w in (a, b) if w.process is not None and w.process.poll() is not None]
+    [loser] = wait_for(one_exited, 30 + SESSION_S, "one of the two to exit")
+    decided = time.monotonic() - started
+    winner = b if loser is a else a
+    assert loser.process is not None and loser.process.returncode != 0
+    assert f"worker id 127.0.0.1:{port} is in use" in loser.log_path.read_text(errors="replace")
+    winner.wait_ready()
+    epoch = wait_for(lambda: leader_epoch(winner, cluster.group), 30, "a leader")
+    print(f"\nRACE: {loser.name} refused {decided:.1f} s after both started; {winner.name} leads (epoch {epoch})")
+    assert epoch == 1, "one claim: the refused process never claimed"
+    assert winner.process is not None and winner.process.poll() is None
+
+
+def test_ordinary_restarts_of_a_worker_id(cluster_factory: Any) -> None:
+    """A restart after a graceful stop takes the id at once; after kill -9, within a session timeout."""
+    cluster: Cluster = cluster_factory()
+    [worker] = cluster.start(1)
+    assert worker.terminate() == 0
+    t0 = time.monotonic()
+    again = WorkerProcess(cluster.directory, worker.props, "again").start().wait_ready()
+    cluster.workers.append(again)
+    after_leave = time.monotonic() - t0
+    again.kill()
+    t0 = time.monotonic()
+    third = WorkerProcess(cluster.directory, worker.props, "third").start().wait_ready(30 + SESSION_S)
+    cluster.workers.append(third)
+    after_crash = time.monotonic() - t0
+    print(f"\nRESTART: ready {after_leave:.1f} s after a graceful stop, {after_crash:.1f} s after kill -9 "
+          f"(session timeout {SESSION_S:.0f} s)")
+    assert after_crash < after_leave + SESSION_S + 2
+    assert "taken over" not in third.log_tail(200) and "in use" not in third.log_tail(200)
