@@ -116,7 +116,7 @@ class Membership:
         try:
             self._heartbeat(self._dead_owner())
             self.sync(timeout)
-            self._await_identity(timeout)
+            self._await_identity(timeout + self.session_timeout)  # a crashed predecessor is waited out
         except BaseException:
             self._log.stop(5.0)
             raise
