@@ -37,10 +37,9 @@ def leader_epoch(worker: WorkerProcess, group: str) -> int:
 
 
 def beats_of(worker: WorkerProcess, group: str) -> int:
-    """Heartbeats written by `worker`'s process (its pid is in every heartbeat's `process`)."""
+    """Heartbeats written by `worker`'s process (every heartbeat names its pid)."""
     assert worker.process is not None
-    return sum(1 for r in membership(worker, group) if "seq" in r
-               and r.get("process", "").endswith(f" pid {worker.process.pid}"))
+    return sum(1 for r in membership(worker, group) if "seq" in r and r.get("pid") == worker.process.pid)
 
 
 def twin(cluster: Cluster, of_port: int, name: str) -> WorkerProcess:
@@ -111,8 +110,9 @@ def test_two_processes_started_at_once_with_one_id_exactly_one_runs(cluster_fact
 
 
 def test_ordinary_restarts_of_a_worker_id(cluster_factory: Any) -> None:
-    """A restart after a graceful stop takes the id at once; after kill -9, within a session timeout."""
-    cluster: Cluster = cluster_factory(extra=TIMING)
+    """A restart after a graceful stop takes the id at once; after kill -9 on the same machine too (the old
+    pid is gone from this pid namespace), not a session timeout (the default 10 s here) later."""
+    cluster: Cluster = cluster_factory()
     [worker] = cluster.start(1)
     assert worker.terminate() == 0
     t0 = time.monotonic()
@@ -125,8 +125,8 @@ def test_ordinary_restarts_of_a_worker_id(cluster_factory: Any) -> None:
     cluster.workers.append(third)
     after_crash = time.monotonic() - t0
     print(f"\nRESTART: ready {after_leave:.1f} s after a graceful stop, {after_crash:.1f} s after kill -9 "
-          f"(session timeout {SESSION_S:.0f} s)")
-    assert after_crash < after_leave + SESSION_S + 2
+          "(session timeout 10 s)")
+    assert after_crash < after_leave + 3, "a restart after kill -9 waited for the dead process's session"
     assert "taken over" not in third.log_tail(200) and "in use" not in third.log_tail(200)
 
 
@@ -143,7 +143,8 @@ def test_a_frozen_worker_replaced_under_its_id_is_fenced_when_it_thaws(cluster_f
     frozen = time.monotonic()
     try:
         new = twin(cluster, old.port, "new").start().wait_ready(30 + SESSION_S)
-        took_over = time.monotonic() - frozen
+        took_over = time.monotonic() - frozen  # a stopped pid still exists: the session is waited out
+        assert took_over >= SESSION_S - 1
         wait_for(lambda: all_running(new, "seq", 2), 60, "the tasks running in the new process")
     finally:
         old.process.send_signal(signal.SIGCONT)

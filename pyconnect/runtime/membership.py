@@ -28,8 +28,9 @@ the rules below give every worker the same answer without any other channel:
   left, or it names the owner in `replaces`, or its `ts` is a session timeout or more after the owner's
   newest heartbeat. Any other session of the id is a contender, ignored by everyone. A starting
   process beats once (its join claim) and then:
-  - owns the id: it runs (a fresh id, or a restart after a leave or after a crash more than a session
-    timeout ago: no wait, its first beat already `replaces` the old session);
+  - owns the id: it runs (a fresh id, or a restart after a leave, after a crash more than a session
+    timeout ago, or after a crash of a process of this machine and pid namespace whose pid no longer
+    exists: no wait, its first beat already `replaces` the old session);
   - sees the owner beat again at an offset after its join claim: the owner is another live process,
     so it refuses to start (`WorkerIdInUse`, naming the owner's host, pid and URL), never claiming and
     never running anything. Two processes starting at once are ordered by the offsets of their first
@@ -92,7 +93,8 @@ class Membership:
         self._on_change = on_change
         self._lock = threading.RLock()
         self._changed = threading.Condition(self._lock)
-        self._table = MemberTable(worker_id, self.session, self.session_timeout)
+        self._process = this_process()
+        self._table = MemberTable(worker_id, self.session, self.session_timeout, self._process)
         self._members = self._table.members  # the owners only, by worker id
         self._leader: tuple[str, str] | None = None
         self._leader_epoch = 0
@@ -104,7 +106,6 @@ class Membership:
         self.lapses = 0  # times this worker came back in sync after a session timeout out of it
         self._stopping = False  # guarded by _changed; ends the heartbeat loop
         self._thread: threading.Thread | None = None
-        self._process = this_process()
 
     # lifecycle -------------------------------------------------------------------------------
 
@@ -319,7 +320,7 @@ class Membership:
         with self._beat_lock:
             self._seq += 1
             self._send(Heartbeat(self.worker_id, self.session, self.url, self._seq, self._now_ms(), self._applied,
-                                 self._process, replaces_session))
+                                 self._process.host, self._process.pid, self._process.pid_ns, replaces_session))
 
     def _heartbeat_loop(self) -> None:
         while True:

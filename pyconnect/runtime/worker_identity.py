@@ -13,6 +13,7 @@ import logging
 import os
 import socket
 from dataclasses import dataclass
+from pathlib import Path
 
 from pyconnect.runtime.membership_records import Heartbeat, Leave
 
@@ -37,12 +38,46 @@ class Member:
     applied: int = 0  # the newest assignment generation its heartbeats say it has applied
     last_offset: int = -1  # log offset of its newest heartbeat
     last_ts: int = 0  # wall-clock ms its newest heartbeat was written at (its `ts`)
-    process: str = ""  # host and pid, for messages
+    host: str = ""  # the host and pid of its process, for messages (empty, 0: a worker of an earlier version)
+    pid: int = 0
+    pid_ns: str = ""  # the boot and pid namespace of `pid`
+
+    @property
+    def process(self) -> str:
+        """`host pid N`, or "" if its heartbeats do not say."""
+        return f"{self.host} pid {self.pid}" if self.pid else ""
 
 
-def this_process() -> str:
-    """`host pid N`: what a heartbeat says about the process that wrote it."""
-    return f"{socket.gethostname()} pid {os.getpid()}"
+@dataclass(frozen=True)
+class ProcessMark:
+    """What a heartbeat says about the process that wrote it."""
+
+    host: str
+    pid: int
+    pid_ns: str  # "" where /proc does not tell (the liveness short cut is then off)
+
+
+def this_process() -> ProcessMark:
+    """This process's host, pid and pid namespace (the boot id and the namespace's inode)."""
+    try:
+        pid_ns = f"{Path('/proc/sys/kernel/random/boot_id').read_text().strip()}/{os.stat('/proc/self/ns/pid').st_ino}"
+    except OSError:
+        pid_ns = ""
+    return ProcessMark(socket.gethostname(), os.getpid(), pid_ns)
+
+
+def ended_here(owner: Member, here: ProcessMark) -> bool:
+    """True if the owner's process ran in this pid namespace (same boot) and no process has its pid now:
+    it is gone for sure, its session need not be waited out (a restart after kill -9 on one machine)."""
+    if not here.pid_ns or owner.pid_ns != here.pid_ns or owner.pid <= 0:
+        return False
+    try:
+        os.kill(owner.pid, 0)  # signal 0: only asks whether the pid exists
+    except ProcessLookupError:
+        return True
+    except OSError:
+        return False  # it exists (another user's) or cannot be asked: wait the session out
+    return False
 
 
 def replaces(owner: Member, beat: Heartbeat, session_timeout_ms: int) -> bool:
@@ -69,7 +104,7 @@ def in_use_message(worker_id: str, owner: Member) -> str:
 
 def replaced_message(worker_id: str, beat: Heartbeat) -> str:
     """The sentence a deposed process logs when another session took its worker id over."""
-    where = f" ({beat.process})" if beat.process else ""
+    where = f" ({beat.host} pid {beat.pid})" if beat.pid else ""
     return (f"worker id {worker_id} was taken over by another worker process{where}, session {beat.session}, "
             "after this one was silent for a session timeout: this process stops all its connectors and "
             "tasks and takes no further part in the cluster")
@@ -83,8 +118,8 @@ class MemberTable:
     liveness of members and this session's own decisions use them, never who owns an id.
     """
 
-    def __init__(self, worker_id: str, session: str, session_timeout: float) -> None:
-        self.worker_id, self.session, self.session_timeout = worker_id, session, session_timeout
+    def __init__(self, worker_id: str, session: str, session_timeout: float, here: ProcessMark) -> None:
+        self.worker_id, self.session, self.session_timeout, self.here = worker_id, session, session_timeout, here
         self.members: dict[str, Member] = {}  # the owner of each worker id
         self.joined_at: int | None = None  # log offset of this session's first heartbeat, once read back
         self.fenced: str | None = None  # why this session lost its worker id to another process
@@ -110,7 +145,7 @@ class MemberTable:
         if member is None:
             self.members[beat.worker] = Member(beat.worker, beat.session, beat.url, beat.seq, offset, seen,
                                                applied=beat.applied, last_offset=offset, last_ts=beat.ts,
-                                               process=beat.process)
+                                               host=beat.host, pid=beat.pid, pid_ns=beat.pid_ns)
             return True
         member.last_offset, member.last_ts = offset, max(member.last_ts, beat.ts)
         if beat.seq <= member.seq:
@@ -131,12 +166,13 @@ class MemberTable:
         return True
 
     def dead_owner(self, now: float) -> str:
-        """The session of this worker id's owner if it left or has been silent for a session timeout, else ""."""
+        """The session of this worker id's owner if it left, has been silent for a session timeout, or its
+        process has ended on this machine; else ""."""
         owner = self.members.get(self.worker_id)
         if owner is None or owner.session == self.session:
             return ""
         silent = now >= owner.last_seen + self.session_timeout  # the expiry Membership waits for
-        return owner.session if owner.left or silent else ""
+        return owner.session if owner.left or silent or ended_here(owner, self.here) else ""
 
     def state(self, now: float) -> str:
         """This session's hold on its worker id: `owner`; `in use` (another live process owns it); `free`
@@ -159,4 +195,5 @@ class MemberTable:
         self._contenders.add((beat.worker, beat.session))
         if owner.worker_id == self.worker_id and owner.session == self.session:
             log.warning("another worker process (%s, session %s) started with this worker's id %s; it is "
-                        "ignored and will refuse to start", beat.process or "unknown", beat.session, beat.worker)
+                        "ignored and will refuse to start", f"{beat.host} pid {beat.pid}" if beat.pid else "unknown",
+                        beat.session, beat.worker)

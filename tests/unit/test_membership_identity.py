@@ -6,6 +6,7 @@ Time is a FakeClock (see test_membership.py). Sessions beat every 50 ms of fake 
 
 from __future__ import annotations
 
+import subprocess
 import threading
 from dataclasses import dataclass, field
 
@@ -15,7 +16,7 @@ from hypothesis import strategies as st
 
 from pyconnect.runtime.membership import Membership, WorkerIdInUse
 from pyconnect.runtime.membership_records import Heartbeat, Leave
-from pyconnect.runtime.worker_identity import MemberTable
+from pyconnect.runtime.worker_identity import MemberTable, this_process
 from pyconnect.storage.log import MemoryLog, MemoryTopic
 from tests.harness.clock import FakeClock
 from tests.unit.test_membership import crash, member
@@ -134,6 +135,21 @@ def test_a_restart_just_after_a_crash_waits_out_the_rest_of_the_session(clock: F
     assert not peer.leader_alive(), "the old leader's session no longer counts as the id's"
 
 
+def test_a_restart_after_a_crash_on_this_machine_owns_the_id_at_once(clock: FakeClock) -> None:
+    """The old owner's process ran in this pid namespace and its pid is gone: no session to wait out."""
+    topic = MemoryTopic()
+    peer = member(topic, clock, "v")
+    gone = subprocess.Popen(["true"])
+    gone.wait()  # reaped: no process has its pid now
+    here = this_process()
+    MemoryLog(topic).send(b"worker-w", Heartbeat("w", "old", "http://w", 1, int(clock.time() * 1000), 0, here.host,
+                                                 gone.pid, here.pid_ns).to_json())
+    assert peer.live_members()["w"].session == "old"
+    new = launch(topic, clock)
+    assert new.started and peer.live_members()["w"].session == new.membership.session
+    assert new.membership.fenced is None
+
+
 def test_a_deposed_owner_stops_beating_and_reports_nothing(clock: FakeClock) -> None:
     topic = MemoryTopic()
     old = member(topic, clock, "w")
@@ -175,7 +191,8 @@ def test_replaying_the_topic_gives_the_owners_of_reading_it_live(history: list[t
                                                                    delays: list[float]) -> None:
     """Whatever the reader's clock says when it reads a record, the owner after each record is the same:
     a worker replaying the topic at start agrees with one that read every record as it came."""
-    live, replay = MemberTable("me", "mine", 0.4), MemberTable("me", "mine", 0.4)
+    here = this_process()
+    live, replay = MemberTable("me", "mine", 0.4, here), MemberTable("me", "mine", 0.4, here)
 
     def owner(table: MemberTable) -> str | None:
         m = table.members.get("w")
