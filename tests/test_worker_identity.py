@@ -71,11 +71,15 @@ def test_a_second_process_with_a_running_workers_id_refuses_and_nothing_is_copie
     second = twin(cluster, first.port, "second").start()
     started = time.monotonic()
     code = exit_code(second, 30 + SESSION_S)
-    refused_after = time.monotonic() - started
+    exited_at, refused_after = time.time(), time.monotonic() - started
+    assert second.process is not None
+    [join_ts] = [r["ts"] for r in membership(first, cluster.group) if r.get("pid") == second.process.pid]
+    after_join = exited_at - join_ts / 1000
     log = second.log_path.read_text(errors="replace")
-    print(f"\nREFUSED: exit code {code} {refused_after:.1f} s after the second process started (Python start "
-          f"included); it wrote {beats_of(second, cluster.group)} heartbeat(s)")
+    print(f"\nREFUSED: exit code {code} {after_join:.2f} s after its join claim, {refused_after:.1f} s after the "
+          f"second process started (Python start included); it wrote {beats_of(second, cluster.group)} heartbeat(s)")
     assert code != 0
+    assert after_join < SESSION_S, "refused within a session timeout of joining"
     assert f"worker id {first.worker_id} is in use by another live worker process" in log
     assert first.process is not None and f"pid {first.process.pid}" in log, "names the process that holds the id"
     assert beats_of(second, cluster.group) == 1, "its join claim only: it never joined"
@@ -103,9 +107,13 @@ def test_two_processes_started_at_once_with_one_id_exactly_one_runs(cluster_fact
     assert loser.process is not None and loser.process.returncode != 0
     assert f"worker id 127.0.0.1:{port} is in use" in loser.log_path.read_text(errors="replace")
     winner.wait_ready()
-    epoch = wait_for(lambda: leader_epoch(winner, cluster.group), 30, "a leader")
-    print(f"\nRACE: {loser.name} refused {decided:.1f} s after both started; {winner.name} leads (epoch {epoch})")
-    assert epoch == 1, "one claim: the refused process never claimed"
+    wait_for(lambda: leader_epoch(winner, cluster.group), 30, "a leader")
+    beats = beats_of(winner, cluster.group)
+    wait_for(lambda: beats_of(winner, cluster.group) >= beats + 4, 30, "four more heartbeats of the winner")
+    epoch = leader_epoch(winner, cluster.group)
+    print(f"\nRACE: {loser.name} refused {decided:.1f} s after both started; {winner.name} leads (epoch {epoch} "
+          f"after {beats_of(winner, cluster.group)} heartbeats)")
+    assert epoch == 1, "one claim: the refused process never claimed, and no claim storm followed"
     assert winner.process is not None and winner.process.poll() is None
 
 
