@@ -19,6 +19,30 @@ the rules below give every worker the same answer without any other channel:
   (handover.py states the invariant).
 * Self-fencing: a worker that cannot read the topic for a session timeout assumes it may have
   been replaced and stops its tasks (see `Membership.in_sync`).
+* One identity per worker id. Invariant: at every log offset each worker id has at most one owner
+  session, and only the owner's heartbeats count (liveness, `applied`, join order, claims); the leader
+  therefore places work only on owners, and a process acts on its id's share of an assignment only
+  while its own session is the owner. Every reader derives the owner from the log in log order
+  (worker_identity.replaces), from the records alone (no reader's clock): the first heartbeat of an id
+  makes its session the owner; a heartbeat of another session takes the id over only if the owner
+  left, or it names the owner in `replaces`, or its `ts` is a session timeout or more after the owner's
+  newest heartbeat. Any other session of the id is a contender, ignored by everyone. A starting
+  process beats once (its join claim) and then:
+  - owns the id: it runs (a fresh id, or a restart after a leave, after a crash more than a session
+    timeout ago, or after a crash of a process of this machine and pid namespace whose pid no longer
+    exists: no wait, its first beat already `replaces` the old session);
+  - sees the owner beat again at an offset after its join claim: the owner is another live process,
+    so it refuses to start (`WorkerIdInUse`, naming the owner's host, pid and URL), never claiming and
+    never running anything. Two processes starting at once are ordered by the offsets of their first
+    heartbeats: the earlier one owns the id, the later one refuses within a heartbeat interval;
+  - sees the owner leave, or stay silent for the rest of its session timeout (a crash just before the
+    restart): it beats with `replaces` and owns the id.
+  An owner that reads a heartbeat taking its id over (it froze for a session timeout and another
+  process replaced it) is fenced for good: it stops beating, claims nothing and runs nothing
+  (`Membership.fenced`). A session that lost or left the id never owns it again. Compaction keeps only
+  the newest `worker-<id>` record: a fresh reader that finds a refused contender's beat before the
+  owner's surviving ones takes the contender for the owner until the owner's beats are a session
+  timeout newer than the contender's last (the `ts` rule above); running processes never re-read.
 
 The records themselves are the dataclasses of membership_records.py. Every reading of time and every
 timed wait goes through a `Clock` (the real one unless a test injects another).
@@ -31,7 +55,6 @@ import threading
 import time
 import uuid
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 
 from pyconnect.logging_context import context_thread
 from pyconnect.runtime.assignment import WorkerAssignment
@@ -46,25 +69,12 @@ from pyconnect.runtime.membership_records import (
     decode,
     encode,
 )
+from pyconnect.runtime.worker_identity import Member, MemberTable, WorkerIdInUse, in_use_message, this_process
 from pyconnect.storage.log import Log
 
-__all__ = ["Assignment", "Member", "Membership"]
+__all__ = ["Assignment", "Member", "Membership", "WorkerIdInUse"]
 
 log = logging.getLogger(__name__)
-
-
-@dataclass
-class Member:
-    """A member as this worker last saw it (mutable: its heartbeats keep it up to date)."""
-
-    worker_id: str
-    session: str
-    url: str
-    seq: int
-    join_order: int  # log offset of the first heartbeat of this session
-    last_seen: float  # monotonic seconds
-    left: bool = False
-    applied: int = 0  # the newest assignment generation its heartbeats say it has applied
 
 
 class Membership:
@@ -83,7 +93,9 @@ class Membership:
         self._on_change = on_change
         self._lock = threading.RLock()
         self._changed = threading.Condition(self._lock)
-        self._members: dict[str, Member] = {}
+        self._process = this_process()
+        self._table = MemberTable(worker_id, self.session, self.session_timeout, self._process)
+        self._members = self._table.members  # the owners only, by worker id
         self._leader: tuple[str, str] | None = None
         self._leader_epoch = 0
         self._assignment: Assignment | None = None
@@ -98,12 +110,55 @@ class Membership:
     # lifecycle -------------------------------------------------------------------------------
 
     def start(self, timeout: float = 60.0) -> None:
-        """Read the topic, send a first heartbeat and keep beating every heartbeat interval on a thread."""
+        """Read the topic, send a first heartbeat (the join claim), wait until this session owns its worker
+        id, and keep beating every heartbeat interval on a thread. WorkerIdInUse if another live process
+        owns the id (nothing was started then)."""
         self._log.start(self._on_record, timeout)
-        self._heartbeat()
-        self.sync(timeout)
+        try:
+            self._heartbeat(self._dead_owner())
+            self.sync(timeout)
+            self._await_identity(timeout + self.session_timeout)  # a crashed predecessor is waited out
+        except BaseException:
+            self._log.stop(5.0)
+            raise
         self._thread = context_thread(self._heartbeat_loop, f"membership-heartbeat-{self.worker_id}")
         self._thread.start()
+
+    @property
+    def fenced(self) -> str | None:
+        """Why this session lost its worker id to another process (None while it owns it)."""
+        with self._lock:
+            return self._table.fenced
+
+    def _dead_owner(self) -> str:
+        with self._lock:
+            return self._table.dead_owner(self._clock.monotonic())
+
+    def _identity(self) -> str:
+        return self._table.state(self._clock.monotonic())
+
+    def _await_identity(self, timeout: float) -> None:
+        deadline = self._clock.monotonic() + timeout
+        while True:
+            with self._changed:
+                owner = self._members.get(self.worker_id)
+                # Wake on every record, or when the owner's session timeout runs out (then it is `free`).
+                expiry = (owner.last_seen + self.session_timeout if owner is not None
+                          else self._clock.monotonic() + self.heartbeat_interval)
+                # At least 1 ms: time moves on between two looks even where float rounding lands a clock
+                # just short of `expiry`.
+                wait = max(0.001, min(deadline, expiry) - self._clock.monotonic())
+                self._clock.wait_for(self._changed, lambda: self._identity() in ("owner", "in use", "free"), wait)
+                state, owner = self._identity(), self._members.get(self.worker_id)
+            if state == "owner":
+                return
+            if state == "in use" and owner is not None:
+                raise WorkerIdInUse(in_use_message(self.worker_id, owner))
+            if state == "free":
+                self._heartbeat(self._dead_owner())  # take the id over: every reader sees `replaces`
+                self.sync(max(0.1, deadline - self._clock.monotonic()))
+            if self._clock.monotonic() >= deadline:
+                raise TimeoutError(f"worker id {self.worker_id}: could not join the cluster within {timeout:.0f} s")
 
     def stop(self, timeout: float = 10.0) -> None:
         """Leave the cluster: followers see it at once, no session timeout needed. Within `timeout` seconds:
@@ -115,7 +170,8 @@ class Membership:
         if self._thread is not None:
             self._thread.join(max(0.0, min(5.0, deadline - time.monotonic())))
         try:
-            self._send(Leave(self.worker_id, self.session, self._now_ms()))
+            if self.fenced is None:  # a fenced session's leave would only be ignored
+                self._send(Leave(self.worker_id, self.session, self._now_ms()))
             self._log.flush(max(0.0, min(5.0, deadline - time.monotonic())))
         except Exception as exc:
             log.warning("could not write the leave record: %s", exc)
@@ -185,9 +241,9 @@ class Membership:
                                         timeout)
 
     def is_leader(self) -> bool:
-        """True if this worker's own session holds the current claim."""
+        """True if this worker's own session holds the current claim (never once fenced)."""
         with self._lock:
-            return self._leader == (self.worker_id, self.session)
+            return self._leader == (self.worker_id, self.session) and self._table.fenced is None
 
     @property
     def assignment(self) -> Assignment | None:
@@ -255,20 +311,22 @@ class Membership:
         """Say that every unit outside this worker's share of `generation` is stopped: a heartbeat goes out
         at once (not at the next interval), since a leader waits for it to hand those units over."""
         with self._beat_lock:
-            if generation <= self._applied:
+            if generation <= self._applied or self.fenced is not None:
                 return
             self._applied = generation
         self._heartbeat()
 
-    def _heartbeat(self) -> None:
+    def _heartbeat(self, replaces_session: str = "") -> None:
         with self._beat_lock:
             self._seq += 1
-            self._send(Heartbeat(self.worker_id, self.session, self.url, self._seq, self._now_ms(), self._applied))
+            self._send(Heartbeat(self.worker_id, self.session, self.url, self._seq, self._now_ms(), self._applied,
+                                 self._process.host, self._process.pid, self._process.pid_ns, replaces_session))
 
     def _heartbeat_loop(self) -> None:
         while True:
             with self._changed:
-                if self._clock.wait_for(self._changed, lambda: self._stopping, self.heartbeat_interval):
+                if self._clock.wait_for(self._changed, lambda: self._stopping or self._table.fenced is not None,
+                                        self.heartbeat_interval):
                     return
             try:
                 self._heartbeat()
@@ -287,8 +345,7 @@ class Membership:
             return
         with self._lock:
             changed = self._apply(record, offset)
-            if changed:
-                self._changed.notify_all()
+            self._changed.notify_all()  # every record: a joining session waits for its id's owner to beat
         if changed and self._on_change is not None:
             self._on_change()
 
@@ -296,11 +353,7 @@ class Membership:
         if isinstance(record, Heartbeat):
             return self._apply_heartbeat(record, offset)
         if isinstance(record, Leave):
-            member = self._members.get(record.worker)
-            if member is not None and member.session == record.session:
-                member.left = True
-                return True
-            return False
+            return self._table.leave(record)
         if isinstance(record, LeaderClaim):
             if record.leader_epoch <= self._leader_epoch:
                 return False  # a losing or stale claim
@@ -318,16 +371,4 @@ class Membership:
 
     def _apply_heartbeat(self, beat: Heartbeat, offset: int) -> bool:
         age = max(0.0, (self._now_ms() - beat.ts) / 1000.0)
-        seen = self._clock.monotonic() - age
-        member = self._members.get(beat.worker)
-        if member is None or member.session != beat.session:
-            self._members[beat.worker] = Member(beat.worker, beat.session, beat.url, beat.seq, offset, seen,
-                                                applied=beat.applied)
-            return True
-        if beat.seq <= member.seq:
-            return False
-        member.seq = beat.seq
-        member.last_seen = max(member.last_seen, seen)
-        # A new applied generation may complete a hand-over: a change, so the leader's loop wakes for it.
-        changed, member.applied = beat.applied != member.applied, beat.applied
-        return changed
+        return self._table.heartbeat(beat, offset, self._clock.monotonic() - age)

@@ -6,9 +6,10 @@ order; `from_json` reads the records of earlier versions, filling the fields the
 same defaults earlier versions applied.
 
 Fields added for the hand-over (handover.py), a heartbeat's `applied` and an assignment's `revoked`,
-are written after the older fields and only when they say something (`applied` > 0, `revoked` not
-empty): every other record is exactly the bytes earlier versions wrote, and earlier readers, which
-ignore unknown fields, read the rest of a record that carries them.
+and for one identity per worker (membership.py), a heartbeat's `host`, `pid`, `pid_ns` and `replaces`, are written
+after the older fields and only when they say something (`applied` > 0, `revoked` not empty, a
+non-empty string): every other record is exactly the bytes earlier versions wrote, and earlier
+readers, which ignore unknown fields, read the rest of a record that carries them.
 """
 
 from __future__ import annotations
@@ -55,7 +56,11 @@ def _names(entry: Any, name: str) -> list[str]:
 class Heartbeat:
     """`worker-<id>`: a worker of a session is alive; `seq` grows with every beat, `ts` is wall-clock ms.
     `applied` is the newest assignment generation the worker has applied: every connector and task not
-    in its share of that generation is stopped (0: none yet, or a worker of an earlier version)."""
+    in its share of that generation is stopped (0: none yet, or a worker of an earlier version).
+    `host` and `pid` name the process for messages about a worker id used twice; `pid_ns` names the boot
+    and pid namespace `pid` belongs to (a process of the same namespace can tell that pid is gone).
+    `replaces` is the session of the same worker id that this session takes the id over from, having
+    seen it leave, fall silent for a session timeout, or its process end (membership.py)."""
 
     worker: str
     session: str
@@ -63,6 +68,10 @@ class Heartbeat:
     seq: int = 0
     ts: int = 0
     applied: int = 0
+    host: str = ""
+    pid: int = 0
+    pid_ns: str = ""
+    replaces: str = ""
 
     @property
     def key(self) -> str:
@@ -75,6 +84,10 @@ class Heartbeat:
                                   "ts": self.ts}
         if self.applied:
             fields["applied"] = self.applied
+        if self.pid:
+            fields.update(host=self.host, pid=self.pid, pid_ns=self.pid_ns)
+        if self.replaces:
+            fields["replaces"] = self.replaces
         return orjson.dumps(fields)
 
     @classmethod
@@ -85,7 +98,8 @@ class Heartbeat:
     @classmethod
     def _from_fields(cls, f: Mapping[str, Any]) -> Self:
         return cls(_required(f, "worker"), _required(f, "session"), str(f.get("url", "")), _int(f, "seq", 0),
-                   _int(f, "ts", 0), _int(f, "applied", 0))
+                   _int(f, "ts", 0), _int(f, "applied", 0), str(f.get("host", "")),
+                   _int(f, "pid", 0), str(f.get("pid_ns", "")), str(f.get("replaces", "")))
 
 
 @dataclass(frozen=True)

@@ -110,11 +110,11 @@ class Worker:
             self._stop()
 
     def _start(self) -> None:
+        self.membership.start()  # first: WorkerIdInUse (another live process has this id) before anything runs
         self.configs.start()
         self.offsets.start()
         self.statuses.start()
         self._restarts_seen = {n: r.seq for n, r in self.configs.snapshot().restarts.items()}
-        self.membership.start()
         metrics.register(self._collector)
         self.history.start()
         if self.config.settings.metrics_prometheus_port:
@@ -209,8 +209,8 @@ class Worker:
     def my_assignment(self, assignment: Assignment | None = None) -> WorkerAssignment:
         """This worker's share of `assignment` (default: the newest accepted), nothing while self-fenced."""
         assignment = assignment or self.membership.assignment
-        if assignment is None or not self.membership.in_sync():
-            return WorkerAssignment()  # self-fenced: we may have been replaced
+        if assignment is None or not self.membership.in_sync() or self.membership.fenced is not None:
+            return WorkerAssignment()  # self-fenced: we may have been replaced (or were: `fenced`)
         return assignment.of(self.worker_id)
 
     def _reconcile(self) -> None:
@@ -292,7 +292,7 @@ class Worker:
         generation, lapses = self._generation, self.membership.lapses
 
         def report(state: State, trace: str | None, progress: dict[str, Any] | None = None) -> None:
-            if self.membership.lapses != lapses or not self.membership.in_sync():
+            if self.membership.lapses != lapses or not self.membership.in_sync() or self.membership.fenced:
                 # This worker has been (or is) out of its cluster for a session timeout: its runners
                 # are being stopped and their work may run elsewhere; a status from them would be stale.
                 log.info("not reporting %s for %s%s: the worker lost its assignment", state, connector,
@@ -313,7 +313,7 @@ class Worker:
         membership, lapses = self.membership, self.membership.lapses
 
         def holds() -> bool:
-            return membership.lapses == lapses and membership.in_sync()
+            return membership.lapses == lapses and membership.in_sync() and membership.fenced is None
         return holds
 
     def _start_connector(self, name: str, snapshot: ConfigSnapshot) -> None:

@@ -81,6 +81,11 @@ class FakeClock:
                                         SETTLE_TIMEOUT):
                 raise AssertionError(f"thread {thread_name!r} never waited on the clock")
 
+    def await_settled(self, thread: threading.Thread) -> None:
+        """Block until `thread` sleeps on this clock past the current time, or has ended (a thread just
+        started whose next step, wait or finish, the test cannot know in advance)."""
+        self._settle([thread])
+
     def _settle(self, woken: list[threading.Thread]) -> None:
         """Wait until every woken thread sleeps again with a later deadline, or has ended."""
         def settled(t: threading.Thread) -> bool:

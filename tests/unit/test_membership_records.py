@@ -82,6 +82,17 @@ def test_hand_over_fields_are_appended_to_the_previous_versions_bytes(kind: str)
     assert decode(key, value) == RECORDS[kind], "without the field: applied 0, nothing revoked"
 
 
+def test_identity_fields_are_appended_to_the_previous_versions_bytes() -> None:
+    """One identity per worker (membership.py): the writer's process and the session it replaces."""
+    record = dataclasses.replace(RECORDS["heartbeat"], applied=7, host="h", pid=42, pid_ns="boot/4026531836",
+                                 replaces="s0")
+    key, value = PREVIOUS["heartbeat"]
+    tail = b',"applied":7,"host":"h","pid":42,"pid_ns":"boot/4026531836","replaces":"s0"}'
+    assert encode(record) == (key, value[:-1] + tail)
+    assert decode(key, value[:-1] + tail) == record
+    assert decode(key, value) == RECORDS["heartbeat"], "a worker of an earlier version: no pid, replaces nothing"
+
+
 def test_a_worker_of_this_version_reports_what_it_applied() -> None:
     clock = FakeClock()
     topic = MemoryTopic()
