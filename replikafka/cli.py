@@ -17,6 +17,7 @@ from pyconnect.config.properties import ConfigFileError, load_properties
 from pyconnect.config.worker import load_worker_config
 from pyconnect.kafka.clients import KafkaClientError
 from pyconnect.runtime.worker import Worker
+from pyconnect.runtime.worker_identity import WorkerIdInUse
 from replikafka import backfill_cli, broker_cli, offsets_cli
 from rest.listener import ListenerBindError, bind_listener
 
@@ -60,7 +61,7 @@ def startup_error(path: str, exc: Exception) -> int:
     if isinstance(exc, ConfigFileError):
         print(f"error: {exc}", file=sys.stderr)  # already names file, line and key
         return 2
-    if isinstance(exc, ListenerBindError):  # names the address; the file is not at fault
+    if isinstance(exc, ListenerBindError | WorkerIdInUse):  # names the address or the id; the file is not at fault
         print(f"error: {exc}", file=sys.stderr)
         return 1
     print(f"error: {path}: {exc}", file=sys.stderr)
@@ -96,8 +97,8 @@ def run_mirror_maker(path: str, clusters: list[str] | None, listeners: str | Non
         return startup_error(path, exc)
     try:
         maker.start()
-    except ListenerBindError as exc:
-        maker.stop()
+    except (ListenerBindError, WorkerIdInUse) as exc:
+        maker.stop()  # the flows that did start leave their clusters
         return startup_error(path, exc)
     wait_for_signal()
     maker.stop()
@@ -120,11 +121,12 @@ def run_distributed(path: str) -> int:
     except (KafkaClientError, ListenerBindError, ValueError) as exc:
         listener.close()
         return startup_error(path, exc)
-    worker.start()
     try:
+        worker.start()
         rest.start()
-    except ListenerBindError as exc:
-        worker.stop()
+    except (ListenerBindError, WorkerIdInUse) as exc:
+        worker.stop()  # a refused worker has started nothing but its membership reader
+        listener.close()
         return startup_error(path, exc)
     log.info("REST API listening on %s (advertised %s)", listener.url, config.advertised_url)
     wait_for_signal()

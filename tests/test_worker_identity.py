@@ -83,6 +83,7 @@ def test_a_second_process_with_a_running_workers_id_refuses_and_nothing_is_copie
     assert f"worker id {first.worker_id} is in use by another live worker process" in log
     assert first.process is not None and f"pid {first.process.pid}" in log, "names the process that holds the id"
     assert beats_of(second, cluster.group) == 1, "its join claim only: it never joined"
+    assert f"error: worker id {first.worker_id} is in use" in log and "Traceback" not in log, "one line, no traceback"
 
     wait_for(lambda: complete(cluster.broker.bootstrap, topic, 2, count), 60, "the whole sequence written")
     dups = check_sequences(read_all(cluster.broker.bootstrap, topic), 2, count)
