@@ -171,3 +171,5 @@ def test_a_frozen_worker_replaced_under_its_id_is_fenced_when_it_thaws(cluster_f
     assert beats_of(old, cluster.group) - beats_at_thaw <= 1, "a fenced process stops beating"
     assert epoch == 2, "one claim, by the new process"
     assert old.process.poll() is None, "fenced, not crashed: it says why in its log"
+    health = old.request("GET", "/health")
+    assert health.status_code == 500 and "fenced" in health.json()["message"], "its probes fail: a restart is needed"

@@ -36,6 +36,9 @@ class WorkerAdmin:
         worker = self.worker
         if not worker.started.is_set() or worker.membership.assignment is None:
             return WorkerHealth("starting", "Worker is still starting up.")
+        fenced = worker.membership.fenced
+        if fenced is not None:  # replaced under its id while frozen: it runs nothing until restarted
+            return WorkerHealth("unhealthy", f"Worker is fenced: {fenced}")
         if not worker.membership.in_sync():
             return WorkerHealth("unhealthy", "Worker has not been able to read the cluster's membership topic within "
                                              "the session timeout.")
