@@ -114,7 +114,7 @@ def test_syncs_stay_within_the_budget_and_quiet_positions_are_exact(
             assert k <= bound + 1e-6, f"partition {p}: {k} syncs by {t:.2f} after {n} records > {bound:.2f}"
             assert bound <= BURST + max(0.02 * n, (t - start) / 10) + 1e-9
         last = syncs[p][-1][1]
-        assert (last.upstream_offset, last.downstream_offset) == (len(times) - 1, 7 + len(times) - 1), "quiet tail not synced"
+        assert (last.upstream_offset, last.downstream_offset) == (len(times) - 1, 7 + len(times) - 1), "tail not synced"
         store = OffsetSyncStore()
         for _, s in syncs[p]:
             store.add(s)
