@@ -30,9 +30,11 @@ Cost invariant (the budget; offset syncs cross the WAN to the source cluster in 
      stretch of n records and t seconds the syncs sent number at most
          BURST + EARN_PER_RECORD * n + t / EARN_INTERVAL_S  <=  BURST + max(0.02 * n, t / 10):
      about one per 50 records under traffic, one per 10 s when it is light, MM2's rate (KAFKA-18125).
-     Syncs forced by gaps and discontinuities are sent whatever the budget (as MM2's are) and never
-     drive the bucket below zero, so a quiet partition's held-back sync goes out at most
-     QUIET_S + EARN_INTERVAL_S after its last record.
+     Syncs forced by gaps and discontinuities (transaction markers, compaction, restarts, another
+     producer) are sent whatever the budget, as MM2's are, and spend nothing; as the bucket never goes
+     below zero, a quiet partition's held-back sync goes out at most QUIET_S + EARN_INTERVAL_S after its
+     last record, and at once (QUIET_S) when the bucket holds a token, as it does for the first quiet
+     stretch after a partition's start and after 20 s or 100 records since its previous sync.
 """
 
 from __future__ import annotations
@@ -108,15 +110,13 @@ class OffsetSyncWriter:
 
     def _record(self, topic: str, partition: int, upstream: int, downstream: int, now: float) -> None:
         state = self._state(topic, partition, now)
-        immediate = (state.last_sync is None
-                     or upstream != state.prev_upstream + 1
-                     or downstream != state.prev_downstream + 1
-                     or downstream - (state.last_sync_downstream + 1) >= self._max_lag)
+        budgeted = state.last_sync is None or downstream - (state.last_sync_downstream + 1) >= self._max_lag
+        forced = upstream != state.prev_upstream + 1 or downstream != state.prev_downstream + 1
         state.prev_upstream, state.prev_downstream = upstream, downstream
         state.records += 1
-        if immediate:
+        if budgeted or forced:
             state.pending = False
-            self._emit(state, topic, partition, upstream, downstream, now)
+            self._emit(state, topic, partition, upstream, downstream, now, spend=budgeted or not forced)
         else:
             self._hold(state, (topic, partition), now)
 
@@ -162,10 +162,10 @@ class OffsetSyncWriter:
         state.records += n - 1
         if state.pending:
             state.pending = False
-            self._emit(state, topic, partition, first_up, first_down, now)
+            self._emit(state, topic, partition, first_up, first_down, now, spend=False)
         state.last_sync = None
         state.prev_upstream, state.prev_downstream = last_up, last_down
-        self._emit(state, topic, partition, last_up, last_down, now)
+        self._emit(state, topic, partition, last_up, last_down, now, spend=False)
 
     def flush_quiet(self) -> None:
         """Send the held-back syncs of partitions quiet for QUIET_S whose budget allows one (invariant C);
@@ -201,9 +201,12 @@ class OffsetSyncWriter:
         self._pending.clear()
 
     def _emit(self, state: _PartitionState, topic: str, partition: int, upstream: int, downstream: int,
-              now: float) -> None:
+              now: float, spend: bool = True) -> None:
+        """Send one sync; `spend` False for those forced by a gap or a discontinuity, which are outside the
+        budget (invariant C) and must not delay the quiet partition's next sync."""
         self._send(OffsetSync(topic, partition, upstream, downstream, state.last_sync))
         state.last_sync = (upstream, downstream)
-        state.refill(now)
-        state.tokens = max(0.0, state.tokens - 1.0)
+        if spend:
+            state.refill(now)
+            state.tokens = max(0.0, state.tokens - 1.0)
         self.sent += 1
