@@ -109,11 +109,11 @@ class MirrorSourceTask(MessageRunTask):
         if self._stopping.is_set():
             return None
         messages = consume_available(self.consumer, self.batch, self.poll_timeout)
+        if self.syncs is not None:
+            # Partitions quiet for a second get their held-back sync (within their budget), so consumers
+            # where producers stopped translate exactly (offset_sync_writer, invariant C).
+            self.syncs.flush_quiet()
         if not messages:
-            # Caught up: send the held-back syncs now, so consumers at the end of the log (most of
-            # them) translate exactly without waiting for the next offset commit.
-            if self.syncs is not None:
-                self.syncs.flush_pending()
             self._publish()
             return None
         # librdkafka hands out one fetched partition after another: cut the batch where the
@@ -182,7 +182,12 @@ class MirrorSourceTask(MessageRunTask):
 
     def commit(self) -> None:
         if self.syncs is not None:
-            self.syncs.flush_pending()
+            # The final commit sends every held-back sync (a stopped task's positions are exact); the
+            # periodic ones leave them to the quiet rule, which keeps the sync budget.
+            if self._stopping.is_set():
+                self.syncs.flush_pending()
+            else:
+                self.syncs.flush_quiet()
         if self.sync_producer is not None:
             self.sync_producer.flush(10)
 
@@ -199,4 +204,6 @@ class MirrorSourceTask(MessageRunTask):
                 consumer.close()
             return
         self._publish()
-        self.consumer.close()  # held-back syncs go out in the runner's final commit()
+        if self.syncs is not None:
+            self.syncs.flush_pending()  # and those of records acknowledged later, in the runner's final commit()
+        self.consumer.close()
