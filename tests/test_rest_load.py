@@ -1,7 +1,7 @@
 """Issue 19, REST under load: 50 concurrent clients call status, config, list, tasks and pause/resume on
 both workers of a cluster for DURATION seconds while it replicates A -> B with a MirrorSourceConnector.
 
-No answer is 5xx; a 409 only as documented (README "REST API": no leader known, or a conflicting rebalance),
+No answer is 5xx; a 409 only as documented (docs/guides/rest-api.md: no leader known, or a conflicting rebalance),
 counted and printed; every request is answered within 30 s; the connectors end RUNNING; every record lands.
 Latency per endpoint (p50/p95/p99/max) is printed, and replication throughput in a window under load next
 to a baseline window of the same length without it, in the same run.

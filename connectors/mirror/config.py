@@ -45,13 +45,19 @@ COMMON = ConfigDef([
     ConfigKey("source.cluster.alias", S, importance=H, documentation="Alias of the source cluster."),
     ConfigKey("target.cluster.alias", S, "target", H, "Alias of the target cluster."),
     ConfigKey("tasks.max", INT, 1, H, "Maximum number of tasks.", validator=at_least(1)),
-    ConfigKey("admin.timeout.ms", L, 60000, LOW, validator=at_least(1)),
-    ConfigKey("replication.policy.class", ConfigType.CLASS, DEFAULT_POLICY, LOW, validator=policy_class),
-    ConfigKey("replication.policy.separator", S, ".", LOW),
-    ConfigKey("replication.policy.internal.topic.separator.enabled", B, True, LOW),
+    ConfigKey("admin.timeout.ms", L, 60000, LOW, "Timeout for administrative tasks, e.g. detecting new topics.",
+              validator=at_least(1)),
+    ConfigKey("replication.policy.class", ConfigType.CLASS, DEFAULT_POLICY, LOW,
+              "Class which defines the remote topic naming convention.", validator=policy_class),
+    ConfigKey("replication.policy.separator", S, ".", LOW, "Separator used in remote topic naming convention."),
+    ConfigKey("replication.policy.internal.topic.separator.enabled", B, True, LOW,
+              "Whether to use replication.policy.separator in the names of the checkpoints and offset-syncs "
+              "topics. Set it to false when upgrading from a MirrorMaker 2 that did not support custom "
+              "separators, to keep using the same names for those topics."),
     ConfigKey("forwarding.admin.class", ConfigType.CLASS, FORWARDING_ADMIN, LOW,
               "Only the default: custom forwarding admins are not implemented yet.", validator=_forwarding_admin_class),
-    ConfigKey("metric.reporters", LST, [], LOW),
+    ConfigKey("metric.reporters", LST, [], LOW, "Classes to use as metrics reporters (accepted for "
+              "compatibility; metrics are exported by the worker's Prometheus endpoint)."),
 ])
 
 TOPIC_SELECTION = ConfigDef([
@@ -61,24 +67,34 @@ TOPIC_SELECTION = ConfigDef([
     ConfigKey("topics.blacklist", LST, None, LOW, "Deprecated alias of topics.exclude (Kafka 3.x).",
               validator=regex_list),
     ConfigKey("topic.filter.class", ConfigType.CLASS, "org.apache.kafka.connect.mirror.DefaultTopicFilter", LOW,
-              validator=topic_filter_class),
-    ConfigKey("offset-syncs.topic.location", S, "source", LOW, validator=one_of("source", "target")),
-    ConfigKey("consumer.poll.timeout.ms", L, 1000, LOW, validator=at_least(1)),
-    ConfigKey("emit.offset-syncs.enabled", B, True, LOW),
+              "TopicFilter to use. Selects topics to replicate.", validator=topic_filter_class),
+    ConfigKey("offset-syncs.topic.location", S, "source", LOW,
+              "The location (source/target) of the offset-syncs topic.", validator=one_of("source", "target")),
+    ConfigKey("consumer.poll.timeout.ms", L, 1000, LOW, "Timeout when polling source cluster.", validator=at_least(1)),
+    ConfigKey("emit.offset-syncs.enabled", B, True, LOW, "Whether to store the new offset of the replicated "
+              "records in the offset-syncs topic. Without offset syncs the checkpoint connector cannot emit "
+              "checkpoints or sync group offsets."),
 ])
 
 SOURCE = COMMON.merge(TOPIC_SELECTION).merge(ConfigDef([
-    ConfigKey("config.properties.exclude", LST, DEFAULT_CONFIG_PROPERTIES_EXCLUDE, LOW, validator=regex_list),
+    ConfigKey("config.properties.exclude", LST, DEFAULT_CONFIG_PROPERTIES_EXCLUDE, LOW,
+              "Topic config properties that should not be replicated. Supports comma-separated property names "
+              "and regexes.", validator=regex_list),
     ConfigKey("config.properties.blacklist", LST, None, LOW,
               "Deprecated alias of config.properties.exclude (Kafka 3.x).", validator=regex_list),
     ConfigKey("config.property.filter.class", ConfigType.CLASS,
               "org.apache.kafka.connect.mirror.DefaultConfigPropertyFilter", LOW,
+              "ConfigPropertyFilter to use. Selects topic config properties to replicate.",
               validator=config_property_filter_class),
-    ConfigKey("use.defaults.from", S, "target", LOW, validator=one_of("source", "target")),
-    ConfigKey("refresh.topics.enabled", B, True, LOW),
-    ConfigKey("refresh.topics.interval.seconds", L, 600, LOW, validator=at_least(0)),
-    ConfigKey("sync.topic.configs.enabled", B, True, LOW),
-    ConfigKey("sync.topic.configs.interval.seconds", L, 600, LOW, validator=at_least(0)),
+    ConfigKey("use.defaults.from", S, "target", LOW, "Whether to use the default config values of the "
+              "source or of the target cluster when syncing topic configs.", validator=one_of("source", "target")),
+    ConfigKey("refresh.topics.enabled", B, True, LOW, "Whether to periodically check for new topics and "
+              "partitions."),
+    ConfigKey("refresh.topics.interval.seconds", L, 600, LOW, "Frequency of topic refresh.", validator=at_least(0)),
+    ConfigKey("sync.topic.configs.enabled", B, True, LOW, "Whether to periodically configure remote topics "
+              "to match their corresponding upstream topics."),
+    ConfigKey("sync.topic.configs.interval.seconds", L, 600, LOW, "Frequency of topic config sync.",
+              validator=at_least(0)),
     ConfigKey("sync.topic.deletions.enabled", B, False, LOW,
               "Delete a remote topic this flow created once its source topic has been gone from the source "
               "cluster for sync.topic.deletions.grace.period.seconds, provided it holds only this flow's "
@@ -86,14 +102,21 @@ SOURCE = COMMON.merge(TOPIC_SELECTION).merge(ConfigDef([
     ConfigKey("sync.topic.deletions.grace.period.seconds", L, 300, LOW,
               "How long a source topic must stay deleted before its remote topic is deleted (a topic re-created "
               "within this time keeps its remote topic).", validator=at_least(0)),
-    ConfigKey("sync.topic.acls.enabled", B, True, LOW),
-    ConfigKey("sync.topic.acls.interval.seconds", L, 600, LOW, validator=at_least(0)),
+    ConfigKey("sync.topic.acls.enabled", B, True, LOW, "Whether to periodically configure remote topic ACLs "
+              "to match their corresponding upstream topics."),
+    ConfigKey("sync.topic.acls.interval.seconds", L, 600, LOW, "Frequency of topic ACL sync.", validator=at_least(0)),
     ConfigKey("replication.factor", INT, 2, LOW, "Replication factor of new remote topics (-1: broker default)."),
-    ConfigKey("offset-syncs.topic.replication.factor", ConfigType.SHORT, 3, LOW),
-    ConfigKey("offset.lag.max", L, 100, LOW, validator=at_least(0)),
-    ConfigKey("heartbeats.replication.enabled", B, True, LOW),
-    ConfigKey("add.source.alias.to.metrics", B, False, LOW),
-    ConfigKey("use.incremental.alter.configs", S, "requested", LOW,
+    ConfigKey("offset-syncs.topic.replication.factor", ConfigType.SHORT, 3, LOW,
+              "Replication factor for the offset-syncs topic."),
+    ConfigKey("offset.lag.max", L, 100, LOW, "How out-of-sync a remote partition can be before it is "
+              "resynced.", validator=at_least(0)),
+    ConfigKey("heartbeats.replication.enabled", B, True, LOW, "Whether to replicate the heartbeats topics "
+              "even when the topic filter does not include them."),
+    ConfigKey("add.source.alias.to.metrics", B, False, LOW, "Deprecated. Whether to tag metrics with the "
+              "source cluster alias (metrics carry the target, topic and partition tags; this adds source)."),
+    ConfigKey("use.incremental.alter.configs", S, "requested", LOW, "Deprecated. Which API syncs topic "
+              "configs: requested (IncrementalAlterConfigs, falling back to AlterConfigs on an incompatible "
+              "broker), required (IncrementalAlterConfigs only) or never (AlterConfigs only).",
               validator=one_of("requested", "required", "never")),
     ConfigKey("producer.max.request.size", INT, None, LOW,
               "Raise the producer's maximum request size (and message.max.bytes) for large records."),
@@ -129,25 +152,34 @@ BACKFILL = ConfigDef([
 SOURCE = SOURCE.merge(BACKFILL)
 
 CHECKPOINT = COMMON.merge(TOPIC_SELECTION).merge(ConfigDef([
-    ConfigKey("groups", LST, DEFAULT_GROUPS, H, validator=regex_list),
-    ConfigKey("groups.exclude", LST, DEFAULT_GROUPS_EXCLUDE, H, validator=regex_list),
+    ConfigKey("groups", LST, DEFAULT_GROUPS, H, "Consumer groups to replicate. Supports comma-separated group "
+              "IDs and regexes.", validator=regex_list),
+    ConfigKey("groups.exclude", LST, DEFAULT_GROUPS_EXCLUDE, H, "Consumer groups to exclude. Supports "
+              "comma-separated group IDs and regexes.", validator=regex_list),
     ConfigKey("groups.blacklist", LST, None, LOW, "Deprecated alias of groups.exclude (Kafka 3.x).",
               validator=regex_list),
     ConfigKey("group.filter.class", ConfigType.CLASS, "org.apache.kafka.connect.mirror.DefaultGroupFilter", LOW,
-              validator=group_filter_class),
-    ConfigKey("refresh.groups.enabled", B, True, LOW),
-    ConfigKey("refresh.groups.interval.seconds", L, 600, LOW, validator=at_least(0)),
-    ConfigKey("emit.checkpoints.enabled", B, True, LOW),
-    ConfigKey("emit.checkpoints.interval.seconds", L, 60, LOW, validator=at_least(0)),
-    ConfigKey("sync.group.offsets.enabled", B, False, LOW),
-    ConfigKey("sync.group.offsets.interval.seconds", L, 60, LOW, validator=at_least(0)),
-    ConfigKey("checkpoints.topic.replication.factor", ConfigType.SHORT, 3, LOW),
+              "GroupFilter to use. Selects consumer groups to replicate.", validator=group_filter_class),
+    ConfigKey("refresh.groups.enabled", B, True, LOW, "Whether to periodically check for new consumer "
+              "groups."),
+    ConfigKey("refresh.groups.interval.seconds", L, 600, LOW, "Frequency of group refresh.", validator=at_least(0)),
+    ConfigKey("emit.checkpoints.enabled", B, True, LOW, "Whether to replicate consumer offsets to the "
+              "target cluster."),
+    ConfigKey("emit.checkpoints.interval.seconds", L, 60, LOW, "Frequency of checkpoints.", validator=at_least(0)),
+    ConfigKey("sync.group.offsets.enabled", B, False, LOW, "Whether to periodically write the translated "
+              "offsets to __consumer_offsets in the target cluster, as long as no active consumers in that group "
+              "are connected to the target cluster."),
+    ConfigKey("sync.group.offsets.interval.seconds", L, 60, LOW, "Frequency of consumer group offset sync.",
+              validator=at_least(0)),
+    ConfigKey("checkpoints.topic.replication.factor", ConfigType.SHORT, 3, LOW,
+              "Replication factor for the checkpoints topic."),
 ]))
 
 HEARTBEAT = COMMON.merge(ConfigDef([
-    ConfigKey("emit.heartbeats.enabled", B, True, LOW),
-    ConfigKey("emit.heartbeats.interval.seconds", L, 1, LOW, validator=at_least(0)),
-    ConfigKey("heartbeats.topic.replication.factor", ConfigType.SHORT, 3, LOW),
+    ConfigKey("emit.heartbeats.enabled", B, True, LOW, "Whether to emit heartbeats to the target cluster."),
+    ConfigKey("emit.heartbeats.interval.seconds", L, 1, LOW, "Frequency of heartbeats.", validator=at_least(0)),
+    ConfigKey("heartbeats.topic.replication.factor", ConfigType.SHORT, 3, LOW,
+              "Replication factor for the heartbeats topic."),
 ]))
 
 

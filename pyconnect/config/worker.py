@@ -90,51 +90,89 @@ WORKER_CONFIG = ConfigDef([
     ConfigKey("bootstrap.servers", S, "localhost:9092", H, "Kafka cluster holding the internal topics."),
     ConfigKey("group.id", S, importance=H, documentation="Workers with the same id form one cluster.",
               validator=non_empty_string),
-    ConfigKey("config.storage.topic", S, importance=H, validator=non_empty_string),
-    ConfigKey("offset.storage.topic", S, importance=H, validator=non_empty_string),
-    ConfigKey("status.storage.topic", S, importance=H, validator=non_empty_string),
-    ConfigKey("config.storage.replication.factor", ConfigType.SHORT, 3, L),
-    ConfigKey("offset.storage.replication.factor", ConfigType.SHORT, 3, L),
-    ConfigKey("status.storage.replication.factor", ConfigType.SHORT, 3, L),
+    ConfigKey("config.storage.topic", S, importance=H,
+              documentation="The name of the Kafka topic where connector configurations are stored.",
+              validator=non_empty_string),
+    ConfigKey("offset.storage.topic", S, importance=H,
+              documentation="The name of the Kafka topic where source connector offsets are stored.",
+              validator=non_empty_string),
+    ConfigKey("status.storage.topic", S, importance=H,
+              documentation="The name of the Kafka topic where connector and task status are stored.",
+              validator=non_empty_string),
+    ConfigKey("config.storage.replication.factor", ConfigType.SHORT, 3, L,
+              "Replication factor used when creating the configuration storage topic."),
+    ConfigKey("offset.storage.replication.factor", ConfigType.SHORT, 3, L,
+              "Replication factor used when creating the offset storage topic."),
+    ConfigKey("status.storage.replication.factor", ConfigType.SHORT, 3, L,
+              "Replication factor used when creating the status storage topic."),
     ConfigKey("config.storage.partitions", INT, 1, L, "1 only: the config topic always has 1 partition."),
-    ConfigKey("offset.storage.partitions", INT, 25, L, validator=at_least(1)),
-    ConfigKey("status.storage.partitions", INT, 5, L, validator=at_least(1)),
+    ConfigKey("offset.storage.partitions", INT, 25, L,
+              "The number of partitions used when creating the offset storage topic.", validator=at_least(1)),
+    ConfigKey("status.storage.partitions", INT, 5, L,
+              "The number of partitions used when creating the status storage topic.", validator=at_least(1)),
     ConfigKey("membership.storage.topic", S, "", L,
               "Topic for worker heartbeats, leader claims and assignments "
               "(default: connect-membership.<group.id>.internal)."),
-    ConfigKey("offset.flush.interval.ms", ConfigType.LONG, 60000, L, validator=at_least(1)),
-    ConfigKey("offset.flush.timeout.ms", ConfigType.LONG, 5000, L, validator=at_least(1)),
-    ConfigKey("task.shutdown.graceful.timeout.ms", ConfigType.LONG, 5000, L, validator=at_least(0)),
+    ConfigKey("offset.flush.interval.ms", ConfigType.LONG, 60000, L,
+              "Interval at which to try committing offsets for tasks.", validator=at_least(1)),
+    ConfigKey("offset.flush.timeout.ms", ConfigType.LONG, 5000, L,
+              "Maximum time to wait for records to flush and partition offset data to be committed to offset "
+              "storage before cancelling the process and restoring the offset data to be committed in a future "
+              "attempt.", validator=at_least(1)),
+    ConfigKey("task.shutdown.graceful.timeout.ms", ConfigType.LONG, 5000, L,
+              "Amount of time to wait for tasks to shutdown gracefully (the total for all tasks).",
+              validator=at_least(0)),
     ConfigKey("session.timeout.ms", INT, 10000, H, "A worker silent this long is considered dead.",
               validator=at_least(1000)),
-    ConfigKey("heartbeat.interval.ms", INT, 2000, H, validator=at_least(100)),
-    ConfigKey("listeners", LST, ["http://:8083"], L),
-    ConfigKey("rest.advertised.host.name", S, None, L),
-    ConfigKey("rest.advertised.port", INT, None, L),
-    ConfigKey("rest.advertised.listener", S, None, L),
+    ConfigKey("heartbeat.interval.ms", INT, 2000, H,
+              "How often a worker writes its heartbeat to the membership topic.", validator=at_least(100)),
+    ConfigKey("listeners", LST, ["http://:8083"], L, "List of comma-separated URIs the REST API will "
+              "listen on (http or https), e.g. http://myhost:8083,https://myhost:8084."),
+    ConfigKey("rest.advertised.host.name", S, None, L, "If this is set, this is the hostname that will be "
+              "given out to other workers to connect to."),
+    ConfigKey("rest.advertised.port", INT, None, L, "If this is set, this is the port that will be given out "
+              "to other workers to connect to."),
+    ConfigKey("rest.advertised.listener", S, None, L, "Sets the advertised listener (HTTP or HTTPS) which "
+              "will be given to other workers to use."),
     ConfigKey("key.converter", ConfigType.CLASS, "org.apache.kafka.connect.converters.ByteArrayConverter", L,
-              validator=converter_class),
+              "Converter class used to convert between Kafka Connect format and the serialized form that is "
+              "written to Kafka: the format of the keys in messages.", validator=converter_class),
     ConfigKey("value.converter", ConfigType.CLASS, "org.apache.kafka.connect.converters.ByteArrayConverter", L,
-              validator=converter_class),
+              "Converter class used to convert between Kafka Connect format and the serialized form that is "
+              "written to Kafka: the format of the values in messages.", validator=converter_class),
     ConfigKey("header.converter", ConfigType.CLASS, "org.apache.kafka.connect.storage.SimpleHeaderConverter", L,
-              validator=header_converter_class),
-    ConfigKey("key.converter.schemas.enable", B, True, L),
-    ConfigKey("value.converter.schemas.enable", B, True, L),
+              "HeaderConverter class used to convert between Kafka Connect format and the serialized form that "
+              "is written to Kafka: the format of header values in messages.", validator=header_converter_class),
+    ConfigKey("key.converter.schemas.enable", B, True, L, "The key converter's schemas.enable (JsonConverter: "
+              "include schemas in serialized keys)."),
+    ConfigKey("value.converter.schemas.enable", B, True, L, "The value converter's schemas.enable "
+              "(JsonConverter: include schemas in serialized values)."),
     ConfigKey("plugin.path", LST, [], L, "Not supported (empty only): plugins are Python packages (entry points)."),
-    ConfigKey("topic.tracking.enable", B, True, L),
-    ConfigKey("topic.tracking.allow.reset", B, True, L),
-    ConfigKey("topic.creation.enable", B, True, L),
-    ConfigKey("connect.protocol", S, "sessioned", L),
+    ConfigKey("topic.tracking.enable", B, True, L, "Enable tracking the set of active topics per connector "
+              "during runtime (GET /connectors/<name>/topics)."),
+    ConfigKey("topic.tracking.allow.reset", B, True, L, "If set to true, it allows user requests to reset "
+              "the set of active topics per connector."),
+    ConfigKey("topic.creation.enable", B, True, L, "Whether to allow automatic creation of topics used by "
+              "source connectors, when source connectors are configured with topic.creation. properties."),
+    ConfigKey("connect.protocol", S, "sessioned", L, "Compatibility mode for Kafka Connect Protocol (accepted "
+              "for compatibility: workers coordinate through the membership topic)."),
     ConfigKey("scheduled.rebalance.max.delay.ms", INT, 0, L,
               "0 only: tasks of a dead worker move as soon as it is detected."),
-    ConfigKey("rebalance.timeout.ms", INT, 60000, L),
-    ConfigKey("worker.sync.timeout.ms", INT, 3000, L),
-    ConfigKey("worker.unsync.backoff.ms", INT, 300000, L),
+    ConfigKey("rebalance.timeout.ms", INT, 60000, L, "The maximum allowed time for each worker to join the "
+              "group once a rebalance has begun."),
+    ConfigKey("worker.sync.timeout.ms", INT, 3000, L, "When the worker is out of sync with other workers and "
+              "needs to resynchronize configurations, wait up to this amount of time before giving up."),
+    ConfigKey("worker.unsync.backoff.ms", INT, 300000, L, "When the worker is out of sync with other workers "
+              "and fails to catch up within worker.sync.timeout.ms, leave the Connect cluster for this long before "
+              "rejoining."),
     ConfigKey("config.providers", LST, [], L, "Names of config providers; each needs "
               "config.providers.<name>.class (and may have config.providers.<name>.param.* settings)."),
-    ConfigKey("access.control.allow.origin", S, "", L),
-    ConfigKey("access.control.allow.methods", S, "", L),
-    ConfigKey("admin.listeners", LST, None, L),
+    ConfigKey("access.control.allow.origin", S, "", L, "Value to set the Access-Control-Allow-Origin header to "
+              "for REST API requests (empty: no CORS)."),
+    ConfigKey("access.control.allow.methods", S, "", L, "Sets the methods supported for cross origin requests "
+              "by setting the Access-Control-Allow-Methods header."),
+    ConfigKey("admin.listeners", LST, None, L, "List of comma-separated URIs the Admin REST API will listen "
+              "on (unset: the admin endpoints are on the main listeners)."),
     ConfigKey("connector.config.unknown.keys", S, "warn", L,
               "What a connector config key that no definition knows, but close to one that is known (a typo "
               "such as topcis for topics), gets: 'warn' (a warning with the suggestion in the log and in "
@@ -157,7 +195,8 @@ WORKER_CONFIG = ConfigDef([
               "Client settings that load code or run commands (e.g. plugin.library.paths) that connector configs "
               "may carry, under any policy; empty: connector configs carrying any of them are refused.",
               validator=unsafe_allowlist_error),
-    ConfigKey("client.id", S, "", L),
+    ConfigKey("client.id", S, "", L, "An id string to pass to the server when making requests (the "
+              "worker's Kafka clients)."),
     ConfigKey("metrics.prometheus.port", INT, 0, L,
               "Serve Prometheus metrics on this port at /metrics (0: off; the Docker image and chart use 9404)."),
     ConfigKey("rest.extension.classes", LST, [], L,

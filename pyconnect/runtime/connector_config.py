@@ -49,10 +49,16 @@ COMMON = ConfigDef([
     ConfigKey("tasks.max", ConfigType.INT, 1, Importance.HIGH, "Maximum number of tasks to use for this connector.",
               group="Common", order=3, validator=at_least(1)),
     ConfigKey("key.converter", ConfigType.CLASS, None, Importance.LOW, group="Common", order=4,
+              documentation="Converter class for the keys of this connector's records "
+              "(unset: the worker's key.converter).",
               validator=converter_class),
     ConfigKey("value.converter", ConfigType.CLASS, None, Importance.LOW, group="Common", order=5,
+              documentation="Converter class for the values of this connector's records "
+              "(unset: the worker's value.converter).",
               validator=converter_class),
     ConfigKey("header.converter", ConfigType.CLASS, None, Importance.LOW, group="Common", order=6,
+              documentation="HeaderConverter class for the header values of this connector's records "
+              "(unset: the worker's header.converter).",
               validator=header_converter_class),
     # Connect's SourceConnectorConfig keys of exactly-once support (KIP-618): see runtime/transactions.py.
     ConfigKey("exactly.once.support", ConfigType.STRING, "requested", Importance.MEDIUM, group=EOS, order=1,
