@@ -1,4 +1,4 @@
-"""Spark backfill (issue 7) against real brokers with Spark in local mode."""
+"""Spark backfill against real brokers with Spark in local mode."""
 
 from __future__ import annotations
 

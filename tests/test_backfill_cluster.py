@@ -1,4 +1,4 @@
-"""The Spark backfill (issue 7) on a real Spark standalone cluster (issue 18): a master and one worker from
+"""The Spark backfill on a real Spark standalone cluster: a master and one worker from
 the installed pyspark, executors in their own JVMs and Python workers, against real brokers."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Bad connector configs through REST get one clear 400 and nothing is applied (issue 27, item 4).
+"""Bad connector configs through REST get one clear 400 and nothing is applied.
 
 Against a real worker on a real broker: each bad request answers 400 with Connect's
 `{"error_code", "message"}` naming the key, the connector is not created (or its config not changed),

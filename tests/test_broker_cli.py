@@ -1,4 +1,4 @@
-"""`pyconnect local-broker` (issue 27, item 7): a local broker to try things, with the client settings it needs.
+"""`pyconnect local-broker`: a local broker to try things, with the client settings it needs.
 
 It starts, a produce/consume round trip works against the printed address with the printed settings (and
 ListOffsets then reports the exact end, what the settings are for), SIGINT stops it and leaves no process; a

@@ -1,4 +1,4 @@
-"""`--version` on every command: the installed distribution's version from package metadata (issue 27, item 9).
+"""`--version` on every command: the installed distribution's version from package metadata.
 
 Followed: Kafka's scripts print AppInfoParser's version (`kafka-run-class.sh ... --version`); here every entry
 point of pyproject.toml's [project.scripts] and `python -m replikafka` print `replikafka <version>` and exit 0,

@@ -1,4 +1,4 @@
-"""Issue 19: a cluster unreachable for a while (its broker SIGSTOPped), then back, while records keep arriving.
+"""A cluster unreachable for a while (its broker SIGSTOPped), then back, while records keep arriving.
 
 Target outage: the worker's own cluster is the target, so the worker is out of its cluster for longer than its
 session timeout; it stops its tasks (their lease expired), and when the cluster is back it rejoins and the tasks

@@ -1,4 +1,4 @@
-"""Issue 14 item 1: Connect's quickstart with Java class names — file source -> topic -> file sink, with HoistField
+"""Connect's quickstart with Java class names — file source -> topic -> file sink, with HoistField
 + InsertField (the Connect docs' transform example) and a RegexRouter on the way — by curl on a distributed
 worker, and from properties files in standalone mode. The output file holds every input line, transformed."""
 

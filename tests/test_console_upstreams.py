@@ -1,5 +1,5 @@
 """Where a flow's target hears from: upstream clusters and hops from heartbeats, on the console and in
-Prometheus, next to each group's checkpoint age (issue 16: "checkpoint age per group, upstream clusters and
+Prometheus, next to each group's checkpoint age ("checkpoint age per group, upstream clusters and
 hops from heartbeats").
 
 A ring of three flows in one dedicated process, A->B, B->C and C->A, with heartbeats on. B's heartbeat

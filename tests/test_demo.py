@@ -1,6 +1,6 @@
 """The README's demo command: a clean live table on the terminal, and nothing left running however it stops.
 
-Issue 16, item 3: `bash scripts/demo.sh --duration 20 | tee out.log` prints no log lines, and a piped demo
+`bash scripts/demo.sh --duration 20 | tee out.log` prints no log lines, and a piped demo
 interrupted with SIGINT (what Ctrl-C sends to every process of the terminal's foreground job, `tee`
 included) leaves no broker or worker running.
 """

@@ -1,6 +1,6 @@
 """The Dockerfile, checked without a Docker engine: hadolint, and its structure (dockerfile-parse).
 
-Two final targets (issue 27, item 8): `slim`, the default (`docker build .`), with neither Spark nor a JVM, and
+Two final targets: `slim`, the default (`docker build .`), with neither Spark nor a JVM, and
 `spark` (`docker build --target spark .`) with PySpark and a Java 17 runtime for backfills, its JAVA_HOME taken
 from the installed `java` rather than fixed to one architecture. Each target is checked as Docker builds it:
 the instructions of its stage and of the stages it is built FROM.

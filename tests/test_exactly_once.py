@@ -42,14 +42,14 @@ def _sequences(records: list[tuple[int, int, bytes | None, bytes | None]], tasks
 
 def test_killed_workers_leave_every_record_exactly_once_in_order(cluster_factory: Any, txn_broker: Broker,
                                                                  unique: str) -> None:
-    """Issue 13 item 1, default-suite version: five kills (the ten of the issue run with `-m slow`)."""
+    """Default-suite version: five kills (the ten-kill run is `-m slow`)."""
     _killed_workers(cluster_factory, txn_broker, unique, 5)
 
 
 @pytest.mark.slow
 def test_ten_killed_workers_leave_every_record_exactly_once_in_order(cluster_factory: Any, txn_broker: Broker,
                                                                      unique: str) -> None:
-    """Item 1 of issue 13: three workers, a worker killed -9 at a random moment ten times while the
+    """Three workers, a worker killed -9 at a random moment ten times while the
     sequences are written: the committed view holds each record once, in order per task."""
     _killed_workers(cluster_factory, txn_broker, unique, 10)
 
@@ -116,7 +116,7 @@ def test_transactions_unavailable_fail_the_task_readably_and_write_nothing(clust
 
 def test_a_zombie_worker_commits_nothing_after_its_tasks_moved(cluster_factory: Any, txn_broker: Broker,
                                                                unique: str) -> None:
-    """Item 2 of issue 13: a worker frozen (SIGSTOP) past the session timeout loses its tasks; their new
+    """A worker frozen (SIGSTOP) past the session timeout loses its tasks; their new
     owners register the same transactional ids, which fences it. Thawed, its open transactions fail as
     fenced, nothing it wrote becomes committed, and it rejoins and runs tasks again."""
     cluster: Cluster = cluster_factory(extra={**EOS, "session.timeout.ms": "4000", "heartbeat.interval.ms": "500"},
@@ -154,7 +154,7 @@ def test_a_zombie_worker_commits_nothing_after_its_tasks_moved(cluster_factory: 
 
 def test_a_task_writing_to_another_cluster_keeps_its_offsets_there(cluster_factory: Any, txn_broker: Broker,
                                                                    txn_broker_b: Broker, unique: str) -> None:
-    """The Build item of issue 13 (ExactlyOnceSourceIntegrationTest.testSeparateOffsetsTopic's layout): the
+    """The separate offsets topic (ExactlyOnceSourceIntegrationTest.testSeparateOffsetsTopic's layout): the
     worker's offsets topic is on A, the task's producer writes to B, so its offsets go to an offsets topic
     on B inside its transactions, and are copied to the worker's. Killed -9 twice, it resumes from B's."""
     cluster: Cluster = cluster_factory(extra=EOS, on=txn_broker)

@@ -1,4 +1,4 @@
-"""Exactly-once in dedicated mode (issue 13, item 4): `B.exactly.once.source.support = enabled` in the
+"""Exactly-once in dedicated mode: `B.exactly.once.source.support = enabled` in the
 mm2.properties of the seed's DR topology (A->B), the MirrorMaker process killed -9 at random moments
 while records keep arriving, then a consumer group failing over with its translated offsets.
 MirrorConnectorsIntegrationExactlyOnceTest.testReplication enables it the same way (per cluster)."""
@@ -33,7 +33,7 @@ def test_dedicated_exactly_once_survives_kills_and_fails_over_exactly(tmp_path: 
     topic, partitions, total = f"ledger{unique}", 2, 8000
     create_topic(broker.bootstrap, topic, partitions)
     path = tmp_path / "mm2.properties"
-    path.write_text(f"""clusters = A, B
+    path.write_text(f"""Clusters = A, B
 A.bootstrap.servers = {broker.bootstrap}
 B.bootstrap.servers = {broker_b.bootstrap}
 A->B.enabled = true

@@ -1,5 +1,5 @@
-"""Health for every topology: the root `/health` of a dedicated MirrorMaker process answers for all its flows
-(issue 27, must-show 3), and the chart's probes and the image's HEALTHCHECK work with 2 and 3 mirrors.
+"""Health for every topology: the root `/health` of a dedicated MirrorMaker process answers for all its flows,
+and the chart's probes and the image's HEALTHCHECK work with 2 and 3 mirrors.
 
 Followed: KIP-1017 and Kafka's `HealthCheckIntegrationTest` / `ConnectRestServer` health resource (200
 healthy, 503 starting, 500 unhealthy; body `WorkerStatus` {status, message}); Strimzi's

@@ -90,8 +90,8 @@ def test_sasl_cluster_with_password_from_file(tmp_path: Path) -> None:
 
     bootstrap = os.environ.get("PYCONNECT_TEST_SASL_BOOTSTRAP")
     if not bootstrap:
-        pytest.skip("no SASL cluster: Tansu rejects every SCRAM/PLAIN login (../shared/docs/test-brokers.md, "
-                    "caveat 5); set PYCONNECT_TEST_SASL_BOOTSTRAP/_USER/_PASSWORD to run against Kafka")
+        pytest.skip("no SASL cluster: Tansu rejects every SCRAM/PLAIN login; "
+                    "set PYCONNECT_TEST_SASL_BOOTSTRAP/_USER/_PASSWORD to run against Kafka")
     secrets = tmp_path / "secrets.properties"
     secrets.write_text(f"password={os.environ['PYCONNECT_TEST_SASL_PASSWORD']}\n")
     sasl = ("security.protocol = SASL_PLAINTEXT\nsasl.mechanism = SCRAM-SHA-512\n"

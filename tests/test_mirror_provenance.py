@@ -1,4 +1,4 @@
-"""Prefix-free active/active (issue 15): IdentityReplicationPolicy with provenance headers, in dedicated
+"""Prefix-free active/active: IdentityReplicationPolicy with provenance headers, in dedicated
 mode on real brokers. Rings and meshes keep each record once per cluster; foreign provenance headers are
 data unless valid; offset translation over skipped ranges stays exact."""
 
@@ -100,7 +100,7 @@ def provenance_of(message: object) -> Provenance | None:
 
 
 def test_two_cluster_identity_ring(tmp_path: Path, broker: Broker, broker_b: Broker) -> None:
-    """Issue 15's measurement (1,700 records became 39,265 copies): now exactly 1,700 per cluster."""
+    """The measurement (1,700 records became 39,265 copies): now exactly 1,700 per cluster."""
     t = f"orders{uuid.uuid4().hex[:6]}"
     named = {"A": broker, "B": broker_b}
     for b in named.values():
@@ -150,7 +150,7 @@ def foreign_records(src: str, dst: str) -> list[tuple[bytes, Headers | None, Hea
 
 
 def test_foreign_provenance_headers_are_data_unless_valid(tmp_path: Path, broker: Broker, broker_b: Broker) -> None:
-    """Issue 15 item 5b: malformed provenance is copied (kept as data, ours added); a valid header naming
+    """Malformed provenance is copied (kept as data, ours added); a valid header naming
     the target is the feature: skipped. Offset translation over the skipped records stays exact."""
     t = f"foreign{uuid.uuid4().hex[:6]}"
     src, dst = cluster_id(broker), cluster_id(broker_b)
@@ -252,7 +252,7 @@ def origin(value: bytes) -> str:
 
 
 def test_three_cluster_identity_mesh(tmp_path: Path, broker: Broker, broker_b: Broker, broker_c: Broker) -> None:
-    """Issue 15 item 3: A, B and C each replicate `t` to the other two under its own name, producers on all
+    """A, B and C each replicate `t` to the other two under its own name, producers on all
     three. Every cluster ends with each record exactly once, the counts stay put for 30 s, and a group that
     consumed part of the topic on A fails over to B at the offsets the checkpoint connector committed there."""
     t = f"mesh{uuid.uuid4().hex[:6]}"

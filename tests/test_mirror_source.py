@@ -89,8 +89,8 @@ def test_new_topic_and_filter_change_without_restart(cluster_factory: Any, broke
 
 def test_partition_growth_is_mirrored(cluster_factory: Any, broker: Broker, broker_b: Broker, unique: str) -> None:
     if not broker.supports_create_partitions:
-        pytest.skip("Tansu does not implement CreatePartitions (UNSUPPORTED_FEATURE, "
-                    "../shared/docs/test-brokers.md); runs against Apache Kafka")
+        pytest.skip("Tansu does not implement CreatePartitions (UNSUPPORTED_FEATURE); "
+                    "runs against Apache Kafka")
     t = f"g{unique}"
     create_topic(broker.bootstrap, t, 2)
     cluster: Cluster = cluster_factory(on=broker_b)

@@ -1,4 +1,4 @@
-"""Pluggable classes are honoured or refused, never accepted and ignored (issue 12 item 6).
+"""Pluggable classes are honoured or refused, never accepted and ignored.
 
 Unit checks of the loader, the MM2 and worker config definitions and config providers, then end to
 end: a Python TopicFilter (with a value from a Python config provider) decides what a connector

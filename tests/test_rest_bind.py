@@ -1,5 +1,5 @@
 """Fail fast: a process whose REST listener cannot bind exits at start, naming the address, before it
-joins its cluster (issue 27, must-show 1).
+joins its cluster.
 
 Followed: Kafka's `RestServer.initializeServer` (connect/runtime/.../rest/RestServer.java) throws
 "Unable to initialize REST server" when Jetty cannot bind, and `ConnectDistributed`/`ConnectStandalone`

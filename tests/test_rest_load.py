@@ -1,4 +1,4 @@
-"""Issue 19, REST under load: 50 concurrent clients call status, config, list, tasks and pause/resume on
+"""REST under load: 50 concurrent clients call status, config, list, tasks and pause/resume on
 both workers of a cluster for DURATION seconds while it replicates A -> B with a MirrorSourceConnector.
 
 No answer is 5xx; a 409 only as documented (docs/guides/rest-api.md: no leader known, or a conflicting rebalance),

@@ -1,4 +1,4 @@
-"""Bad input at scale (issue 18): a MirrorSourceConnector over hundreds of partitions with a tasks.max far
+"""Bad input at scale: a MirrorSourceConnector over hundreds of partitions with a tasks.max far
 above the partition count, and a topic pattern that matches nothing."""
 
 from __future__ import annotations

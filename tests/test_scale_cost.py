@@ -1,4 +1,4 @@
-"""Idle cost guard (issue 18): a dedicated MirrorMaker process replicating caught-up partitions with no traffic
+"""Idle cost guard: a dedicated MirrorMaker process replicating caught-up partitions with no traffic
 must stay cheap, whatever the partition count (no per-partition work in the idle loop).
 
 The worker's CPU is its own process's cpu times (psutil) over a window, not the machine's."""

@@ -1,4 +1,4 @@
-"""Issue 19, shutdown with every cluster gone: SIGTERM ends a worker within task.shutdown.graceful.timeout.ms
+"""Shutdown with every cluster gone: SIGTERM ends a worker within task.shutdown.graceful.timeout.ms
 (Connect's default 5 s) plus a small margin, in distributed and in dedicated mode, where it took 25.9 s. Kubernetes
 kills a pod 30 s after SIGTERM. With the clusters up the stop is quick and commits everything."""
 

@@ -1,4 +1,4 @@
-"""Issue 14 item 2: a sink fed 10,000 records of which 100 are malformed JSON. With `errors.tolerance=all` and a
+"""A sink fed 10,000 records of which 100 are malformed JSON. With `errors.tolerance=all` and a
 dead letter queue the 9,900 good records are delivered, the 100 bad ones are in the DLQ byte for byte with
 Connect's `__connect.errors.*` context headers, and the task stays RUNNING. With `errors.tolerance=none` the
 task fails on the first bad record, its topic, partition and offset in the trace."""

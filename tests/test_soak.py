@@ -1,4 +1,4 @@
-"""Soaks (issue 19): MirrorSource on a three-worker cluster while records keep arriving and workers die.
+"""Soaks: MirrorSource on a three-worker cluster while records keep arriving and workers die.
 
 - `test_soak_restarts_while_streaming` (slow): workers restarted in turn, alternately with SIGTERM and kill -9,
   for `PYCONNECT_SOAK_SECONDS` (default 300).

@@ -1,4 +1,4 @@
-"""Issue 14, source-side error handling: a transform failing on some records of a source connector. With
+"""Source-side error handling: a transform failing on some records of a source connector. With
 `errors.tolerance=all` those records are skipped (logged with errors.log.enable), the rest are written in order,
 and the source offsets commit past the skipped ones; without, the task fails with the transform's error."""
 

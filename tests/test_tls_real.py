@@ -1,4 +1,4 @@
-"""TLS for real (issue 19): Tansu brokers behind stunnel, in distributed mode (a Connect worker running
+"""TLS for real: Tansu brokers behind stunnel, in distributed mode (a Connect worker running
 the MM2 connectors) and dedicated mode (`replikafka mirror-maker`).
 
 - one-way TLS with CA and hostname verification (ssl.endpoint.identification.algorithm=https): replication;

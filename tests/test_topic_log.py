@@ -1,5 +1,5 @@
 """KafkaLog (Connect's KafkaBasedLog) under concurrent read-to-end requests, as 50 REST clients reading
-statuses at once make them (issue 19, REST under load)."""
+statuses at once make them."""
 
 from __future__ import annotations
 

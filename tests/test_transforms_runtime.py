@@ -1,4 +1,4 @@
-"""Transforms applied by the runtime (issue 14, first part): a source connector's records go through
+"""Transforms applied by the runtime: a source connector's records go through
 its `transforms` chain between poll and the producer; bad transform configs are refused with
 Connect's messages (item 6); connectors whose tasks copy message runs refuse transforms for now."""
 
@@ -59,7 +59,7 @@ def test_bad_transform_configs_are_refused_with_connects_messages(cluster_factor
 
 def test_mirror_source_with_a_regex_router_replicates_into_the_renamed_topics(cluster_factory: Any, broker: Any,
                                                                              broker_b: Any, unique: str) -> None:
-    """Issue 14 item 5: `transforms=rename` (RegexRouter) on MirrorSourceConnector; every record lands, in
+    """`transforms=rename` (RegexRouter) on MirrorSourceConnector; every record lands, in
     order, with its key, value and headers, in the renamed topic."""
     topic, count = f"rr{unique}", 600
     create_topic(broker.bootstrap, topic, 2)

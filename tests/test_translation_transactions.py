@@ -1,4 +1,4 @@
-"""Fail-over across aborted transactions (issue 12, item 1): a read_committed group whose commit sits
+"""Fail-over across aborted transactions: a read_committed group whose commit sits
 right after an aborted range translates to the first record after it, with nothing skipped or re-read."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Issue 19, a worker cut off from Kafka past the session timeout (SIGSTOP the worker process, then SIGCONT).
+"""A worker cut off from Kafka past the session timeout (SIGSTOP the worker process, then SIGCONT).
 
 Its tasks run elsewhere meanwhile; once resumed, it writes nothing for the tasks whose lease expired (the runner
 checks the lease before every batch and every commit), so duplicates stay within the new owner's re-send of the

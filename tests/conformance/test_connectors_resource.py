@@ -278,7 +278,7 @@ def test_put_connector_config(roles: Roles) -> None:
 @pytest.mark.kafka("ConnectorsResourceTest.testCreateConnectorWithSpecialCharsInName")
 def test_create_connector_with_special_chars_in_name(roles: Roles) -> None:
     # Kafka's mock takes a name with "/", but no REST path could then read or delete the connector (an
-    # encoded slash is a path separator): refused here (issue 27). Kafka's other special characters stay.
+    # encoded slash is a path separator): refused here. Kafka's other special characters stay.
     r = roles.follower.request("POST", "/connectors", {"name": SPECIAL, "config": config("special")})
     assert r.status_code == 400 and "a connector name may not contain '/'" in r.json()["message"], r.text
     name = SPECIAL.replace("/", "") + unique()

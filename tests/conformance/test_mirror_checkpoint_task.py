@@ -114,7 +114,7 @@ def test_checkpoints_task_restart_uses_existing_checkpoints() -> None:
 
 
 def test_checkpoints_carry_the_groups_commit_metadata() -> None:
-    """Issue 12, item 4: a checkpoint carries the upstream commit's metadata, as Java's does."""
+    """A checkpoint carries the upstream commit's metadata, as Java's does."""
     t = task(store_with(("topic1", 0, 0, 0)))
     assert t.checkpoint("g", "topic1", 0, Committed(0, "app=orders")) == Checkpoint(
         "g", "source1.topic1", 0, 0, 0, "app=orders")

@@ -1,4 +1,4 @@
-"""Ported from Kafka's OffsetSyncStoreTest, plus the translation divergences of issue 12 (item 1).
+"""Ported from Kafka's OffsetSyncStoreTest, plus the translation divergences.
 
 Java's store keeps 64 exponentially spaced syncs and rounds down to the nearest; ours keeps every sync
 (up to 100,000 per partition) and is exact between syncs one writer linked (invariant B of
@@ -98,7 +98,7 @@ def test_keep_most_distinct_syncs() -> None:
 
 
 def test_position_inside_an_upstream_gap_never_passes_the_next_sync() -> None:
-    """Issue 12, 1a: upstream 10..14 then 20..24 copied to 0..9 (our writer links the syncs)."""
+    """1a: upstream 10..14 then 20..24 copied to 0..9 (our writer links the syncs)."""
     store = started()
     sync(store, 10, 0)
     sync(store, 20, 5, since=(10, 0))
@@ -106,7 +106,7 @@ def test_position_inside_an_upstream_gap_never_passes_the_next_sync() -> None:
 
 
 def test_unlinked_syncs_translate_conservatively() -> None:
-    """Issue 12, 1b: Java's writer merges syncs, so (0->0) then (250->200) says nothing about 160."""
+    """1b: Java's writer merges syncs, so (0->0) then (250->200) says nothing about 160."""
     store = started()
     sync(store, 0, 0)
     sync(store, 250, 200)

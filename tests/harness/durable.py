@@ -1,6 +1,5 @@
 """A Tansu broker with durable storage, for broker-restart tests: its log lives in a loopback S3 (a moto
-server), so killing the broker process and starting it again on the same port loses nothing
-(../shared/docs/test-brokers.md)."""
+server), so killing the broker process and starting it again on the same port loses nothing."""
 
 from __future__ import annotations
 

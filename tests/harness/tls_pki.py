@@ -2,7 +2,7 @@
 client certificates, PKCS12 bundles, and Tansu behind an stunnel that may demand client certificates.
 
 Builds on pyconnect.testing.tls (a CA, Tansu advertising the stunnel port under `localhost`); the stunnel
-here adds `verify = 2` + `CAfile` for mutual TLS (../shared/docs/test-brokers.md, caveat 6).
+here adds `verify = 2` + `CAfile` for mutual TLS (Tansu cannot serve TLS itself).
 """
 
 from __future__ import annotations

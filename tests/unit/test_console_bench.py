@@ -1,4 +1,4 @@
-"""The console's page-load budget (issue 16): `GET /ui` with 200 topic-partitions and a full 15-minute
+"""The console's page-load budget: `GET /ui` with 200 topic-partitions and a full 15-minute
 history in <= 300 ms of server time, measured by bench/console_bench.py's in-process run (short version)."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The console's flows and backfill sections (issue 16: "the flows (source -> target)" and "backfill
+"""The console's flows and backfill sections ("the flows (source -> target)" and "backfill
 progress (copied/total, rate, ETA)"), rendered from status bodies as `GET /connectors/{name}/status` answers."""
 
 from __future__ import annotations

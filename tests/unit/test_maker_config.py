@@ -1,4 +1,4 @@
-"""mm2.properties -> herders, worker configs and connector configs (compat-spec §C.1)."""
+"""Mm2.properties -> herders, worker configs and connector configs (compat-spec §C.1)."""
 
 from __future__ import annotations
 
@@ -106,9 +106,9 @@ def test_config_providers(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> No
     assert "B.sasl.jaas.config: environment variable NOT_SET_ANYWHERE is not set" in str(err.value)
 
 
-# Issue 12 item 2: mm2.properties means what Java's MirrorMakerConfig makes of it ---------------
+# mm2.properties means what Java's MirrorMakerConfig makes of it ---------------
 
-TLS = """clusters = A, B
+TLS = """Clusters = A, B
 A.bootstrap.servers = a:9093
 B.bootstrap.servers = b:9093
 A->B.enabled = true

@@ -133,7 +133,7 @@ def test_connect_per_connector_overrides_stay_out_of_mm2_clients() -> None:
 
 def test_task_count_stops_at_what_one_worker_fits(caplog: pytest.LogCaptureFixture) -> None:
     """MirrorSourceConnector.taskConfigs takes min(tasks.max, partitions); past MAX_STREAMING_TASKS the
-    partitions are dealt over that many tasks instead (issue 18: 500 tasks exhaust a process's client slots)."""
+    partitions are dealt over that many tasks instead (500 tasks exhaust a process's client slots)."""
     c = MirrorSourceConnector()
     c.cfg = type("C", (), {"__getitem__": lambda self, k: True})()
     c.raw = {}

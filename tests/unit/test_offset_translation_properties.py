@@ -1,4 +1,4 @@
-"""Property tests of offset translation over generated replication histories (issue 12, item 1).
+"""Property tests of offset translation over generated replication histories.
 
 A history is built by replaying real writers over a simulated source partition and remote partition:
 upstream gaps (aborted transactions, compaction), writer runs that restart from an earlier committed

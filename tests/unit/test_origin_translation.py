@@ -1,4 +1,4 @@
-"""Origin-aware checkpoints for active/active under IdentityReplicationPolicy (issue 15, item 3), checked on
+"""Origin-aware checkpoints for active/active under IdentityReplicationPolicy, checked on
 generated histories of a three-cluster mesh.
 
 A, B and C each hold partition 0 of topic `t`; producers write on all three, and six flows copy each

@@ -1,4 +1,4 @@
-"""java.util.Properties reading (compat-spec §C.1; Properties.load(InputStream) for mm2.properties)."""
+"""Java.util.Properties reading (compat-spec §C.1; Properties.load(InputStream) for mm2.properties)."""
 
 from __future__ import annotations
 
@@ -54,7 +54,7 @@ def test_malformed_lines_name_file_and_line(text: str, line: int, fragment: str)
     assert fragment in str(err.value)
 
 
-# Java's Properties.load(InputStream) (issue 12 item 2) ------------------------------------------
+# Java's Properties.load(InputStream) ------------------------------------------
 
 def test_bytes_are_iso_8859_1_and_utf8_looking_lines_are_named(tmp_path: Path,
                                                                 caplog: pytest.LogCaptureFixture) -> None:

@@ -1,5 +1,5 @@
-"""Which security settings reach each client in dedicated mode (Tansu cannot authenticate, see
-../shared/docs/test-brokers.md, so the plumbing is asserted here client by client)."""
+"""Which security settings reach each client in dedicated mode (Tansu cannot authenticate, so
+the plumbing is asserted here client by client)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from connectors.mirror.maker_config import Flow, MirrorMakerConfig
 from pyconnect.config.properties import parse_properties
 from pyconnect.config.worker import WorkerConfig
 
-FILE = """clusters = A, B
+FILE = """Clusters = A, B
 A.bootstrap.servers = a:9093
 A.security.protocol = SASL_SSL
 A.sasl.mechanism = SCRAM-SHA-512

@@ -61,7 +61,7 @@ def test_status_store_ignores_a_late_unassigned_from_an_older_generation() -> No
 
 
 def test_status_latest_record_wins_whatever_its_generation() -> None:
-    """Issue 12 item 3: a Java FAILED at generation 57 does not outrank this project's later RUNNING at 1."""
+    """A Java FAILED at generation 57 does not outrank this project's later RUNNING at 1."""
     topic = MemoryTopic(5)
     store = StatusStore(MemoryLog(topic))
     store.start()
@@ -99,7 +99,7 @@ def test_status_records_are_read_as_java_reads_them() -> None:
 
 
 def test_null_config_values_stay_null() -> None:
-    """Issue 12 item 3: a null config value reads back as null, not the string "None"."""
+    """A null config value reads back as null, not the string "None"."""
     topic = MemoryTopic()
     store = ConfigStore(MemoryLog(topic))
     store.start()

@@ -1,4 +1,4 @@
-"""The runtime, not a user's config, decides what class runs a task (issue 17: `task.class`)."""
+"""The runtime, not a user's config, decides what class runs a task."""
 
 from __future__ import annotations
 
