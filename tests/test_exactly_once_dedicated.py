@@ -33,7 +33,7 @@ def test_dedicated_exactly_once_survives_kills_and_fails_over_exactly(tmp_path: 
     topic, partitions, total = f"ledger{unique}", 2, 8000
     create_topic(broker.bootstrap, topic, partitions)
     path = tmp_path / "mm2.properties"
-    path.write_text(f"""Clusters = A, B
+    path.write_text(f"""clusters = A, B
 A.bootstrap.servers = {broker.bootstrap}
 B.bootstrap.servers = {broker_b.bootstrap}
 A->B.enabled = true

@@ -1,4 +1,4 @@
-"""Scripts/setup.sh's modes: each command installs what it needs.
+"""`scripts/setup.sh`'s modes: each command installs what it needs.
 
 `setup.sh demo` (what scripts/demo.sh and scripts/local-broker.sh run) installs the `demo` extra and runs no
 apt-get; `setup.sh test` (the default, what scripts/test.sh and CI run) installs the Debian packages and the
@@ -36,7 +36,7 @@ FAKE_TOOLS = {
 
 
 class Checkout:
-    """Scripts/setup.sh and pyproject.toml in a folder of their own, run with the stand-ins on PATH."""
+    """scripts/setup.sh and pyproject.toml in a folder of their own, run with the stand-ins on PATH."""
 
     def __init__(self, root: Path) -> None:
         self.dir = root / "checkout"

@@ -50,7 +50,7 @@ def test_file_sink_delivers_every_record_and_commits_the_groups_offsets(cluster_
 
 def test_sink_worker_killed_mid_stream_loses_nothing(cluster_factory: Any, broker: Any, unique: str,
                                                      tmp_path: Path) -> None:
-    """Kill -9 of the worker running the sink's task while records keep arriving: every record
+    """kill -9 of the worker running the sink's task while records keep arriving: every record
     reaches the file; a record is written twice only if it was in the file but not committed at the kill."""
     topic, partitions, total = f"sinkk-{unique}", 4, 8_000
     create_topic(broker.bootstrap, topic, partitions)

@@ -43,7 +43,7 @@ LINE = re.compile(r"^  (\S+)-(\d+) -> (\S+)-(\d+)  committed (\S+)  resume (.+?)
 
 
 def mm2_file(path: Path, src: str, tgt: str, a: Broker, b: Broker, topic: str, port: int) -> Path:
-    path.write_text(f"""Clusters = {src}, {tgt}
+    path.write_text(f"""clusters = {src}, {tgt}
 {src}.bootstrap.servers = {a.bootstrap}
 {tgt}.bootstrap.servers = {b.bootstrap}
 {src}->{tgt}.enabled = true
@@ -106,7 +106,7 @@ def run_check(path: Path) -> subprocess.CompletedProcess[str]:
 
 
 def check_lines(out: str, topic: str) -> dict[int, tuple[str, str, int, int]]:
-    """Partition -> (committed, resume, end, lag) of `topic` from --check's output (the flow also
+    """partition -> (committed, resume, end, lag) of `topic` from --check's output (the flow also
     replicates the heartbeats topics other tests leave on the shared brokers)."""
     return {int(m[2]): (m[5], m[6], int(m[7]), int(m[8])) for m in map(LINE.match, out.splitlines())
             if m and m[1] == topic}

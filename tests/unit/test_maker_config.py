@@ -1,4 +1,4 @@
-"""Mm2.properties -> herders, worker configs and connector configs (compat-spec §C.1)."""
+"""mm2.properties -> herders, worker configs and connector configs (compat-spec §C.1)."""
 
 from __future__ import annotations
 
@@ -108,7 +108,7 @@ def test_config_providers(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> No
 
 # mm2.properties means what Java's MirrorMakerConfig makes of it ---------------
 
-TLS = """Clusters = A, B
+TLS = """clusters = A, B
 A.bootstrap.servers = a:9093
 B.bootstrap.servers = b:9093
 A->B.enabled = true

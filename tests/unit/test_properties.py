@@ -1,4 +1,4 @@
-"""Java.util.Properties reading (compat-spec §C.1; Properties.load(InputStream) for mm2.properties)."""
+"""java.util.Properties reading (compat-spec §C.1; Properties.load(InputStream) for mm2.properties)."""
 
 from __future__ import annotations
 

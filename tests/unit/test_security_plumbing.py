@@ -8,7 +8,7 @@ from connectors.mirror.maker_config import Flow, MirrorMakerConfig
 from pyconnect.config.properties import parse_properties
 from pyconnect.config.worker import WorkerConfig
 
-FILE = """Clusters = A, B
+FILE = """clusters = A, B
 A.bootstrap.servers = a:9093
 A.security.protocol = SASL_SSL
 A.sasl.mechanism = SCRAM-SHA-512
