@@ -8,6 +8,7 @@ from replikafka.cli import build_parser
 
 
 def _subparsers(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:
+    """The parser's subcommands by name."""
     for action in parser._actions:  # argparse keeps the subcommands only here
         if isinstance(action, argparse._SubParsersAction):
             return dict(action.choices)

@@ -40,11 +40,13 @@ class Section:
 
 
 def _keys(definition: ConfigDef, skip: Iterable[str] = ()) -> tuple[ConfigKey, ...]:
+    """The definition's keys in order, without those named in `skip`."""
     skipped = set(skip)
     return tuple(k for name, k in definition.keys.items() if name not in skipped)
 
 
 def _plugin_sections() -> list[Section]:
+    """One section per installed connector plugin: its own `config_def()`."""
     out: list[Section] = []
     for info in registry.all():
         connector = info.cls()
@@ -54,6 +56,7 @@ def _plugin_sections() -> list[Section]:
 
 
 def _transform_sections() -> list[Section]:
+    """One section per built-in transformation and predicate."""
     out: list[Section] = []
     classes: list[type[Transformation] | type[Predicate]] = [*builtin_transforms(), *builtin_predicates()]
     for cls in classes:
@@ -63,6 +66,7 @@ def _transform_sections() -> list[Section]:
 
 
 def _mm2_top_level() -> Section:
+    """mm2.properties' own top-level keys, which no ConfigDef holds."""
     keys = tuple(ConfigKey(name, ConfigType.STRING if name != "clusters" else ConfigType.LIST, None,
                            documentation=MM2_TOP_LEVEL_DOCS.get(name, "")) for name in sorted(TOP_LEVEL))
     return Section("MirrorMaker top-level keys (mm2.properties)", "connectors/mirror/maker_config.py", keys)
@@ -103,10 +107,12 @@ def default_text(key: ConfigKey) -> str:
 
 
 def _cell(text: str) -> str:
+    """Text safe inside a Markdown table cell."""
     return text.replace("|", "\\|").replace("\n", " ")
 
 
 def _table(section: Section) -> list[str]:
+    """A section as a heading, its source and a table of its keys."""
     lines = [f"## {section.title}", "", f"Defined in {section.source}.", ""]
     if not section.keys:
         return [*lines, "No settings.", ""]

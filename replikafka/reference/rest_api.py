@@ -16,6 +16,7 @@ _WORKER = {"bootstrap.servers": "127.0.0.1:1", "group.id": "reference", "config.
 
 
 def _memory_log(_name: str, partitions: int) -> Log:
+    """An in-memory internal topic: the reference's worker never reaches a broker."""
     return MemoryLog(MemoryTopic(partitions))
 
 
@@ -27,6 +28,7 @@ def openapi_document() -> dict[str, Any]:
 
 
 def _summary(operation: dict[str, Any]) -> str:
+    """An operation's summary (else its description) for a table cell."""
     text = str(operation.get("summary") or operation.get("description") or "")
     return text.replace("|", "\\|").replace("\n", " ")
 

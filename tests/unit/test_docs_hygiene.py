@@ -18,16 +18,19 @@ CODE_DIRS = ("pyconnect", "connectors", "rest", "replikafka", "tests", "scripts"
 
 
 def _relative(path: Path) -> str:
+    """The path from the repository's root."""
     return path.relative_to(ROOT).as_posix()
 
 
 def _offending_lines(path: Path) -> list[str]:
+    """`file:line: text` of every line naming an outside file or an issue number."""
     lines = path.read_text(encoding="utf-8").splitlines()
     return [f"{_relative(path)}:{n}: {line.strip()}" for n, line in enumerate(lines, start=1)
             if OUTSIDE.search(line) or ISSUE.search(line)]
 
 
 def _params(paths: list[Path]) -> list[object]:
+    """One test case per file; the pending ones expected to fail, strictly."""
     return [pytest.param(p, id=_relative(p), marks=[pytest.mark.xfail(strict=True, reason="pending rewrite")]
                          if _relative(p) in PENDING else []) for p in paths]
 

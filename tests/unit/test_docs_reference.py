@@ -21,6 +21,7 @@ PACKAGES = ("pyconnect", "connectors")
 
 
 def _definitions_in(module: object) -> Iterator[ConfigDef]:
+    """The ConfigDefs a module holds at module level or as attributes of the classes it defines."""
     for value in vars(module).values():
         if isinstance(value, ConfigDef):
             yield value
@@ -43,6 +44,7 @@ def code_keys() -> list[ConfigKey]:
 
 @pytest.fixture(scope="module")
 def page() -> str:
+    """The generated configuration page."""
     return config_keys.config_page()
 
 
