@@ -51,10 +51,6 @@ def stop_on_signal() -> threading.Event:
     return stop
 
 
-def wait_for_signal() -> None:
-    stop_on_signal().wait()
-
-
 def startup_error(path: str, exc: Exception) -> int:
     """One line on stderr and the exit code: 2 for a bad file, 1 when Kafka cannot be reached or the REST
     listener cannot be bound."""
@@ -79,6 +75,7 @@ def run_mirror_maker(path: str, clusters: list[str] | None, listeners: str | Non
     from replikafka.mirror_state import check_states, read_flow_state
     from replikafka.mirror_validation import check_flows
 
+    stop = stop_on_signal()  # from here a SIGTERM stops the process gracefully, also while it starts
     try:
         config = load(path, clusters)
         check_flows(config)
@@ -100,7 +97,7 @@ def run_mirror_maker(path: str, clusters: list[str] | None, listeners: str | Non
     except (ListenerBindError, WorkerIdInUse) as exc:
         maker.stop()  # the flows that did start leave their clusters
         return startup_error(path, exc)
-    wait_for_signal()
+    stop.wait()
     maker.stop()
     return 0
 
@@ -110,6 +107,7 @@ def run_distributed(path: str) -> int:
     before the worker is created: a taken port stops the start before anything is written to the cluster."""
     from rest.server import RestServer
 
+    stop = stop_on_signal()  # from here a SIGTERM stops the worker gracefully, also while it starts
     try:
         config = load_worker_config(load_properties(path))
         listener = bind_listener(config.listener)
@@ -129,7 +127,7 @@ def run_distributed(path: str) -> int:
         listener.close()
         return startup_error(path, exc)
     log.info("REST API listening on %s (advertised %s)", listener.url, config.advertised_url)
-    wait_for_signal()
+    stop.wait()
     rest.stop()
     worker.stop()
     return 0

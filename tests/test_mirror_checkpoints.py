@@ -155,8 +155,14 @@ def test_heartbeats_layout_and_hops_over_a_chain(cluster_factory: Any, broker: B
             (wc, "hb-b2c", heartbeat(broker_b, broker_c, "B", "C")),
             (wc, "src-b2c", mirror_source(broker_b, broker_c, {"topics": "nothing"}, source="B", target="C"))):
         assert w.request("POST", "/connectors", {"name": name, "config": config}).status_code == 201
-    _p, _o, key, value = wait_for(lambda: read_to_end(broker_b.bootstrap, "heartbeats"), 30, "heartbeats on B")[-1]
-    hb = Heartbeat.decode(key or b"", value or b"")
+    started_ms = time.time() * 1000
+
+    def fresh_heartbeat() -> Heartbeat | None:
+        # B is shared with other tests' A->B flows: the newest heartbeat is this test's once it beats.
+        _p, _o, key, value = read_to_end(broker_b.bootstrap, "heartbeats")[-1]
+        newest = Heartbeat.decode(key or b"", value or b"")
+        return newest if newest.timestamp >= started_ms - 1000 else None
+    hb = wait_for(fresh_heartbeat, 30, "this test's heartbeats on B")
     assert (hb.source_cluster_alias, hb.target_cluster_alias) == ("A", "B")
     assert abs(hb.timestamp - time.time() * 1000) < 60_000
     client = MirrorClient({"bootstrap.servers": broker_c.bootstrap})
