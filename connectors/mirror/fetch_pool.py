@@ -1,0 +1,108 @@
+"""Several fetch sessions for one MirrorSource task: its partitions split among a few consumers.
+
+Why: librdkafka keeps ONE Fetch request in flight per broker connection, so one consumer moves at most
+one fetch response per round trip to the source cluster, whatever its fetch sizes: at 100 ms RTT that is
+~40 MB/s with Tansu's ~4 MB answers, and with Kafka's defaults (max.partition.fetch.bytes 1 MB) 1 MB a
+partition per RTT. A task far from its source cluster therefore reads with several consumers (each its
+own connection and fetch session), each owning a share of the partitions, and with larger per-partition
+fetches (FETCH_DEFAULTS).
+
+Invariants:
+- every assigned partition is read by exactly one consumer, from the position the task gives it, so
+  its messages come out in offset order (runs of consecutive messages per partition, as the runner's
+  run-based delivery and the offset syncs need); messages of different partitions may interleave;
+- `consume` waits only while no consumer has anything queued, and never longer than its timeout;
+- the number of sessions is `fetch.sessions` if set, else automatic: one per partition, at most
+  AUTO_SESSIONS, so a task never opens more connections than it has partitions.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from pyconnect.kafka.clients import assign, consume_available, watermarks
+
+AUTO_SESSIONS = 4
+WAIT_SLICE = 0.005  # how long one idle consumer is waited on before the others are looked at again
+# Applied unless the user set them (source.consumer.* / consumer.*): a partition may bring 8 MB a fetch
+# (Kafka honours it; librdkafka's 1 MB default caps a far partition at 1 MB per round trip), and each
+# session pre-fetches at most 32 MB, so a task's buffers stay bounded (AUTO_SESSIONS x 32 MB).
+FETCH_DEFAULTS = {"max.partition.fetch.bytes": "8388608", "queued.max.messages.kbytes": "32768"}
+
+
+def fetch_defaults(user: Mapping[str, str]) -> dict[str, str]:
+    """FETCH_DEFAULTS, the per-partition fetch never above a fetch.max.bytes the user set (librdkafka's rule)."""
+    out = dict(FETCH_DEFAULTS)
+    cap = user.get("fetch.max.bytes")
+    if cap is not None:
+        out["max.partition.fetch.bytes"] = str(min(int(cap), int(out["max.partition.fetch.bytes"])))
+    return out
+
+
+def session_count(configured: int | None, partitions: int) -> int:
+    """How many consumers read `partitions` partitions (at least one, at most one per partition)."""
+    wanted = configured if configured is not None else AUTO_SESSIONS
+    return max(1, min(wanted, partitions))
+
+
+def split(positions: Sequence[tuple[str, int, int]], sessions: int) -> list[list[tuple[str, int, int]]]:
+    """The positions dealt round-robin to `sessions` consumers (every partition to exactly one)."""
+    return [list(positions[i::sessions]) for i in range(sessions)]
+
+
+class FetchPool:
+    """A task's consumers, polled as one: `consume` returns what any of them has queued."""
+
+    def __init__(self, new_consumer: Callable[[int], Any], positions: Sequence[tuple[str, int, int]],
+                 sessions: int) -> None:
+        self.consumers: list[Any] = []
+        self._owner: dict[tuple[str, int], Any] = {}
+        try:
+            for index, share in enumerate(split(positions, sessions)):
+                consumer = new_consumer(index)
+                self.consumers.append(consumer)
+                assign(consumer, share)
+                for topic, partition, _ in share:
+                    self._owner[(topic, partition)] = consumer
+        except Exception:
+            self.close()
+            raise
+        self._next = 0
+
+    def consume(self, max_records: int, timeout: float) -> list[Any]:
+        """Up to `max_records` messages from the consumers in turn, waiting up to `timeout` for the first."""
+        if len(self.consumers) == 1:
+            return consume_available(self.consumers[0], max_records, timeout)
+        deadline = time.monotonic() + timeout
+        while True:
+            out = self._drain(max_records)
+            if out:
+                return out
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return out
+            first = self.consumers[self._next].poll(min(left, WAIT_SLICE))
+            if first is not None:
+                rest = self._drain(max_records - 1)
+                return [first, *rest]  # `first` precedes anything its consumer had queued since
+
+    def _drain(self, max_records: int) -> list[Any]:
+        """What the consumers have queued, starting with the next in turn (no waiting)."""
+        out: list[Any] = []
+        count = len(self.consumers)
+        for k in range(count):
+            if len(out) >= max_records:
+                break
+            out.extend(self.consumers[(self._next + k) % count].consume(max_records - len(out), 0))
+        self._next = (self._next + 1) % count
+        return out
+
+    def watermark(self, topic: str, partition: int) -> int:
+        """The partition's high watermark from its consumer's last fetch (-1 if not known yet)."""
+        return watermarks(self._owner[(topic, partition)], topic, partition)
+
+    def close(self) -> None:
+        for consumer in self.consumers:
+            consumer.close()
