@@ -26,18 +26,24 @@ from pyconnect.kafka.clients import assign, consume_available, watermarks
 
 AUTO_SESSIONS = 4
 WAIT_SLICE = 0.005  # how long one idle consumer is waited on before the others are looked at again
-# Applied unless the user set them (source.consumer.* / consumer.*): a partition may bring 8 MB a fetch
-# (Kafka honours it; librdkafka's 1 MB default caps a far partition at 1 MB per round trip), and each
-# session pre-fetches at most 32 MB, so a task's buffers stay bounded (AUTO_SESSIONS x 32 MB).
-FETCH_DEFAULTS = {"max.partition.fetch.bytes": "8388608", "queued.max.messages.kbytes": "32768"}
+# Applied unless the user set them (source.consumer.* / consumer.*). A partition may bring 8 MB a fetch
+# (Kafka honours it; librdkafka's 1 MB default caps a far partition at 1 MB per round trip), a fetch at
+# most 16 MB, and each session pre-fetches at most 32 MB: a task's fetch buffers stay within
+# AUTO_SESSIONS x (32 + 16) MB (librdkafka's defaults would allow 4 x (64 + 50) MB).
+FETCH_DEFAULTS = {"max.partition.fetch.bytes": "8388608", "fetch.max.bytes": "16777216",
+                  "queued.max.messages.kbytes": "32768"}
 
 
 def fetch_defaults(user: Mapping[str, str]) -> dict[str, str]:
-    """FETCH_DEFAULTS, the per-partition fetch never above a fetch.max.bytes the user set (librdkafka's rule)."""
+    """FETCH_DEFAULTS, made consistent with what the user set: a partition's fetch never above the user's
+    fetch.max.bytes, a request's never below the user's max.partition.fetch.bytes."""
     out = dict(FETCH_DEFAULTS)
     cap = user.get("fetch.max.bytes")
     if cap is not None:
         out["max.partition.fetch.bytes"] = str(min(int(cap), int(out["max.partition.fetch.bytes"])))
+    per_partition = user.get("max.partition.fetch.bytes")
+    if per_partition is not None:
+        out["fetch.max.bytes"] = str(max(int(per_partition), int(out["fetch.max.bytes"])))
     return out
 
 
