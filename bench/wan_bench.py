@@ -10,12 +10,16 @@ For each placement and partition count, one pair of brokers; per RTT a fresh top
 proxy's delay at 0 (filling is not measured), then the delay is set and one MirrorSourceTask, driven by
 the real SourceTaskRunner with no client setting of the bench's own, copies the backlog. The clock is
 mirror_source_bench.py's (task RUNNING to every record's offset committed). Printed: MB/s, the ratio to
-the same placement's 0 ms rate, and the largest RSS of this process (psutil), which must stay <= 500 MB.
+the same placement's 0 ms rate (a 0 ms run precedes each delayed run; their median is the 0 ms rate),
+and the largest RSS of this process (psutil), which must stay <= 500 MB
+(topics are filled from a child process, so the RSS is the task's and the bench's own).
 """
 
 from __future__ import annotations
 
 import argparse
+import multiprocessing
+import statistics
 import sys
 import time
 from pathlib import Path
@@ -29,6 +33,8 @@ from mirror_source_bench import fill, mirror_task  # noqa: E402
 
 from pyconnect.testing.brokers import Broker, start_tansu  # noqa: E402
 from tests.harness.wan_proxy import FarBroker, start_far_tansu  # noqa: E402
+
+SPAWN = multiprocessing.get_context("spawn")
 
 
 class Rss:
@@ -48,28 +54,31 @@ def records_for(rtt: int, records: int) -> int:
 
 def one_setup(placement: str, partitions: int, rtts: list[int], args: argparse.Namespace,
               rss: Rss) -> dict[int, float]:
-    """MB/s per RTT for one placement and partition count, on a fresh pair of brokers."""
+    """MB/s per RTT for one placement and partition count, on a fresh pair of brokers. Each delayed run
+    is preceded by a 0 ms run (alternating, so machine noise hits both); the 0 ms figure is their median."""
     far = start_far_tansu(f"far-{placement}", 0)
     near: Broker = start_tansu(f"near-{placement}")
     src, dst = (far, near) if placement == "source" else (near, far)
-    rates: dict[int, float] = {}
+    runs: dict[int, list[float]] = {}
+    order = [r for rtt in rtts if rtt for r in (0, rtt)] or [0]
     try:
-        for rtt in rtts:
+        for i, rtt in enumerate(order):
             n = records_for(rtt, args.records)
-            topic = f"wan{placement}{partitions}r{rtt}"
+            topic = f"wan{placement}{partitions}r{rtt}n{i}"
             far.proxy.set_delay(0)
-            fill(src.bootstrap, topic, n, args.size, partitions)
+            filler = SPAWN.Process(target=fill, args=(src.bootstrap, topic, n, args.size, partitions))
+            filler.start()  # in a process of its own: its producer's buffers are not the task's RSS
+            filler.join()
+            assert filler.exitcode == 0, f"filling {topic} failed"
             far.proxy.set_delay(rtt / 2)
             rate = mirror_task(src.bootstrap, dst.bootstrap, topic, n, partitions, consumer={}, producer={},
                                sample=rss)
-            rates[rtt] = rate * args.size / 1e6
-            base = rates.get(0)
-            ratio = f"{rates[rtt] / base:.2f}x" if base else "-"
-            print(f"{placement} far, {partitions} partition(s), RTT {rtt:3d} ms: {rates[rtt]:6.1f} MB/s ({ratio}), "
+            runs.setdefault(rtt, []).append(rate * args.size / 1e6)
+            print(f"{placement} far, {partitions} partition(s), RTT {rtt:3d} ms: {runs[rtt][-1]:6.1f} MB/s, "
                   f"RSS peak {rss.peak:.0f} MB", flush=True)
     finally:
         stop(far, near)
-    return rates
+    return {rtt: statistics.median(rates) for rtt, rates in runs.items()}
 
 
 def stop(far: FarBroker, near: Broker) -> None:
@@ -86,7 +95,8 @@ def table(results: dict[tuple[str, int], dict[int, float]], rtts: list[int], rec
         cells = [f"{rates[r]:.1f} MB/s" + (f" ({rates[r] / base:.2f}x)" if base and r else "") for r in rtts]
         rows.append(f"| {placement} far | {partitions} | " + " | ".join(cells) + " |")
     rows.append(f"\n{time.strftime('%Y-%m-%d %H:%M', time.gmtime())} UTC, {records:,} records of {size} B "
-                f"({records // 2:,} at 200 ms), one MirrorSource task, default settings.")
+                f"({records // 2:,} at 200 ms), one MirrorSource task, default settings; 0 ms: the median of the "
+                f"0 ms runs alternated with the delayed ones.")
     return "\n".join(rows)
 
 

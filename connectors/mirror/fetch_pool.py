@@ -28,10 +28,11 @@ AUTO_SESSIONS = 4
 WAIT_SLICE = 0.005  # how long one idle consumer is waited on before the others are looked at again
 # Applied unless the user set them (source.consumer.* / consumer.*). A partition may bring 8 MB a fetch
 # (Kafka honours it; librdkafka's 1 MB default caps a far partition at 1 MB per round trip), a fetch at
-# most 16 MB, and each session pre-fetches at most 32 MB: a task's fetch buffers stay within
-# AUTO_SESSIONS x (32 + 16) MB (librdkafka's defaults would allow 4 x (64 + 50) MB).
+# most 16 MB, and each session pre-fetches at most 16 MB: a task's fetch buffers stay within
+# AUTO_SESSIONS x (16 + 16) MB (librdkafka's defaults would allow 4 x (64 + 50) MB). A session moves one
+# fetch per round trip, so 16 MB queued is several round trips' worth even on Kafka.
 FETCH_DEFAULTS = {"max.partition.fetch.bytes": "8388608", "fetch.max.bytes": "16777216",
-                  "queued.max.messages.kbytes": "32768"}
+                  "queued.max.messages.kbytes": "16384"}
 
 
 def fetch_defaults(user: Mapping[str, str]) -> dict[str, str]:
