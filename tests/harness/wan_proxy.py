@@ -113,9 +113,12 @@ class WanProxy:
 
     def __init__(self, target: int, one_way_ms: float, port: int = 0) -> None:
         self.target, self.one_way_ms = target, one_way_ms
+        # its stderr (connections cut at shutdown) goes to a file, not into the caller's output
+        self.log = tempfile.NamedTemporaryFile(prefix="wan-proxy-", suffix=".log", delete=False)  # noqa: SIM115
         self.process = subprocess.Popen(
             [sys.executable, "-m", "tests.harness.wan_proxy", str(port), str(target), str(one_way_ms)],
-            cwd=REPO, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, start_new_session=True)
+            cwd=REPO, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.log, text=True,
+            start_new_session=True)
         assert self.process.stdout is not None
         line = self.process.stdout.readline()  # blocks until the proxy listens (or exits: "")
         if not line.startswith("listening "):
