@@ -101,9 +101,11 @@ class MirrorSourceTask(MessageRunTask):
                 positions.append((topic, partition, OFFSET_END if reset == "latest" else OFFSET_BEGINNING))
         self._consumer_stats: list[ClientStats] = []
 
-        def new_session(_index: int) -> Any:
+        def new_session(index: int) -> Any:
             conf = {**consumer_conf, "client.id": f"{self.cfg.source}->{self.cfg.target}|MirrorSourceConnector|"
                                                   f"replication-consumer-{next(_CONSUMER_SEQ)}"}
+            if index:  # each session a group of its own (fetch_pool.py's invariants: a Tansu bug otherwise)
+                conf["group.id"] = f"{consumer_conf['group.id']}-session-{index}"
             stats = ClientStats("consumer", conf["client.id"])
             self._consumer_stats.append(stats)
             return new_consumer(conf, stats)
