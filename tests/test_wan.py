@@ -1,4 +1,7 @@
-"""One MirrorSource task, default settings, pulling from a source cluster 50 ms away (100 ms RTT).
+"""One MirrorSource task, default settings but fetch.sessions=4, pulling from a source 50 ms away (100 ms RTT).
+
+fetch.sessions is opt-in (docs/cross-dc.md: automatic sessions slowed the task on a LAN once each had a
+group.id of its own, which the mesh test needs on Tansu); this test shows what the knob keeps.
 
 The source broker sits behind tests/harness/wan_proxy.py; the task (the real MirrorSourceTask under
 the real SourceTaskRunner, as bench/mirror_source_bench.py drives it) copies a 20,000-record backlog
@@ -54,7 +57,8 @@ def copy_rate(far: FarBroker, target: Broker, topic: str, one_way_ms: float) -> 
     far.proxy.set_delay(0)  # filling is not what is measured
     fill(far.bootstrap, topic)
     far.proxy.set_delay(one_way_ms)
-    return mirror_task(far.bootstrap, target.bootstrap, topic, RECORDS, PARTITIONS, consumer={}, producer={})
+    return mirror_task(far.bootstrap, target.bootstrap, topic, RECORDS, PARTITIONS, consumer={}, producer={},
+                       extra={"fetch.sessions": str(PARTITIONS)})
 
 
 def test_far_source_keeps_its_rate_and_bytes(far_source: FarBroker, broker_b: Broker, unique: str) -> None:

@@ -17,8 +17,8 @@ Invariants:
   partition in 3 runs of 3 (tests/test_mirror_provenance.py::test_three_cluster_identity_mesh; 2 of 2
   passed with distinct groups); Kafka keys fetch sessions by connection, and the task commits no offsets
   to the group, so distinct groups cost nothing there;
-- the number of sessions is `fetch.sessions` if set, else automatic: one per partition, at most
-  AUTO_SESSIONS, so a task never opens more connections than it has partitions.
+- the number of sessions is `fetch.sessions` if set, else AUTO_SESSIONS (1: the task's single consumer,
+  as before), never more than the task's partitions.
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ from typing import Any
 
 from pyconnect.kafka.clients import assign, consume_available, watermarks
 
-AUTO_SESSIONS = 4
+AUTO_SESSIONS = 1  # sessions are opt-in (fetch.sessions): see docs/cross-dc.md for why not automatic yet
 WAIT_SLICE = 0.005  # how long one idle consumer is waited on before the others are looked at again
 # Applied unless the user set them (source.consumer.* / consumer.*). A partition may bring 8 MB a fetch
 # (Kafka honours it; librdkafka's 1 MB default caps a far partition at 1 MB per round trip), a fetch at
@@ -40,10 +40,13 @@ FETCH_DEFAULTS = {"max.partition.fetch.bytes": "8388608", "fetch.max.bytes": "16
                   "queued.max.messages.kbytes": "16384"}
 
 
-def fetch_defaults(user: Mapping[str, str]) -> dict[str, str]:
+def fetch_defaults(user: Mapping[str, str], sessions: int = 2) -> dict[str, str]:
     """FETCH_DEFAULTS, made consistent with what the user set: a partition's fetch never above the user's
-    fetch.max.bytes, a request's never below the user's max.partition.fetch.bytes."""
+    fetch.max.bytes, a request's never below the user's max.partition.fetch.bytes; one session keeps
+    librdkafka's pre-fetch queue (64 MB), several share it out."""
     out = dict(FETCH_DEFAULTS)
+    if sessions == 1:
+        del out["queued.max.messages.kbytes"]
     cap = user.get("fetch.max.bytes")
     if cap is not None:
         out["max.partition.fetch.bytes"] = str(min(int(cap), int(out["max.partition.fetch.bytes"])))

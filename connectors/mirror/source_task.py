@@ -85,8 +85,9 @@ class MirrorSourceTask(MessageRunTask):
         # librdkafka postpones a partition's next fetch by fetch.queue.backoff.ms (1 s) once its
         # queue is over the thresholds; a task that drains slower than it fetches then starves.
         user = self.cfg.client("source", "consumer")
+        sessions = session_count(self.cfg["fetch.sessions"], len(self.assigned))
         consumer_conf = {"group.id": f"mm2-{self.cfg.source}-{self.cfg.target}", "fetch.queue.backoff.ms": "20",
-                         **fetch_defaults(user), **user}
+                         **fetch_defaults(user, sessions), **user}
         reset = consumer_conf.get("auto.offset.reset", "earliest")
         positions = []
         assert self.context is not None
@@ -109,8 +110,7 @@ class MirrorSourceTask(MessageRunTask):
             stats = ClientStats("consumer", conf["client.id"])
             self._consumer_stats.append(stats)
             return new_consumer(conf, stats)
-        sessions = self.cfg["fetch.sessions"]
-        return FetchPool(new_session, positions, session_count(sessions, len(positions)))
+        return FetchPool(new_session, positions, sessions)
 
     def poll_runs(self) -> list[MessageRun] | None:
         if self._stopping.is_set():

@@ -18,7 +18,8 @@ def test_every_partition_goes_to_exactly_one_session() -> None:
 
 
 @pytest.mark.parametrize(("configured", "partitions", "expected"), [
-    (None, 1, 1), (None, 4, 4), (None, 25, AUTO_SESSIONS), (None, 0, 1), (2, 25, 2), (8, 3, 3), (1, 25, 1)])
+    (None, 1, 1), (None, 4, min(4, AUTO_SESSIONS)), (None, 25, AUTO_SESSIONS), (None, 0, 1), (2, 25, 2), (8, 3, 3),
+    (1, 25, 1)])
 def test_session_count_is_automatic_or_configured_and_never_above_the_partitions(
         configured: int | None, partitions: int, expected: int) -> None:
     assert session_count(configured, partitions) == expected
@@ -26,6 +27,7 @@ def test_session_count_is_automatic_or_configured_and_never_above_the_partitions
 
 def test_fetch_defaults_stay_within_a_fetch_max_bytes_the_user_set() -> None:
     assert fetch_defaults({})["max.partition.fetch.bytes"] == "8388608"
+    assert "queued.max.messages.kbytes" not in fetch_defaults({}, 1)
     assert fetch_defaults({"fetch.max.bytes": "1048576"})["max.partition.fetch.bytes"] == "1048576"
     assert fetch_defaults({"max.partition.fetch.bytes": "33554432"})["fetch.max.bytes"] == "33554432"
 
