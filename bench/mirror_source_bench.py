@@ -20,6 +20,7 @@ import statistics
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
@@ -71,9 +72,11 @@ def fill(bootstrap: str, topic: str, n: int, size: int, partitions: int) -> None
 
 
 def mirror_task(src: str, dst: str, topic: str, n: int, partitions: int, cpu: CpuWindow | None = None,
-                extra: dict[str, str] | None = None) -> float:
+                extra: dict[str, str] | None = None, consumer: dict[str, str] | None = None,
+                producer: dict[str, str] | None = None, sample: Callable[[], None] | None = None) -> float:
     """Records/s of one task copying the `n`-record backlog; `cpu`, if given, measures the same window;
-    `extra`: more connector settings."""
+    `extra`: more connector settings; `consumer`/`producer`: the clients' settings (None: this bench's
+    CONSUMER/PRODUCER; {}: the defaults); `sample` is called while waiting (e.g. to read the RSS)."""
     admin = AdminClient({"bootstrap.servers": dst})
     for fut in admin.create_topics([NewTopic(f"A.{topic}", partitions, 1)]).values():
         fut.result(30)
@@ -81,11 +84,13 @@ def mirror_task(src: str, dst: str, topic: str, n: int, partitions: int, cpu: Cp
         "connector.class": "MirrorSourceConnector", "source.cluster.alias": "A", "target.cluster.alias": "B",
         "source.cluster.bootstrap.servers": src, "target.cluster.bootstrap.servers": dst,
         "task.assigned.partitions": ",".join(f"{topic}-{p}" for p in range(partitions)),
-        **{f"source.consumer.{k}": v for k, v in CONSUMER.items()}, **(extra or {}),
+        **{f"source.consumer.{k}": v for k, v in (CONSUMER if consumer is None else consumer).items()},
+        **(extra or {}),
     }
     offsets = OffsetStore(MemoryLog(MemoryTopic(25)))
     offsets.start()
-    settings = RunnerSettings({"bootstrap.servers": dst, **PRODUCER}, byte_array, byte_array, 0.1, 5.0, 10.0)
+    producer_conf = {"bootstrap.servers": dst, **(PRODUCER if producer is None else producer)}
+    settings = RunnerSettings(producer_conf, byte_array, byte_array, 0.1, 5.0, 10.0)
     runner = SourceTaskRunner("bench", 0, MirrorSourceTask(), config, ConnectorOffsetStores(offsets), settings,
                               lambda s, t: print(t) if t else None)
     launched = time.perf_counter()
@@ -107,6 +112,8 @@ def mirror_task(src: str, dst: str, topic: str, n: int, partitions: int, cpu: Cp
             break
         if runner.state == "FAILED":
             raise RuntimeError("mirror task failed")
+        if sample is not None:
+            sample()
         time.sleep(0.01)
     elapsed = time.perf_counter() - started
     if cpu is not None:

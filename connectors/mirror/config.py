@@ -126,6 +126,10 @@ SOURCE = COMMON.merge(TOPIC_SELECTION).merge(ConfigDef([
     ConfigKey("provenance.max.hops", INT, 32, LOW, "Copies a record may travel from its origin (1: only records "
               "produced on the source, for a full mesh).",
               validator=lambda _k, v: None if 1 <= v <= 32 else "Value must be within 1..32"),
+    ConfigKey("fetch.sessions", INT, None, LOW, "Consumers (fetch sessions) a task reads its partitions with, "
+              "the partitions split among them: more bytes per round trip to a far source cluster. Unset: "
+              "one (docs/cross-dc.md).",
+              validator=lambda _k, v: None if v is None or v >= 1 else "Value must be at least 1"),
 ]))
 
 def _spark_installed(_name: str, value: Any) -> str | None:

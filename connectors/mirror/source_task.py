@@ -13,22 +13,14 @@ from collections.abc import Mapping
 from typing import Any
 
 from connectors.mirror.config import SOURCE, MirrorConfig
+from connectors.mirror.fetch_pool import FetchPool, fetch_defaults, session_count
 from connectors.mirror.formats import OffsetSync
 from connectors.mirror.metrics import SourceMetrics
 from connectors.mirror.offset_sync_writer import OffsetSyncWriter
 from connectors.mirror.provenance import ProvenanceFilter, applies
 from pyconnect.api import MessageRun, MessageRunTask
 from pyconnect.kafka.client_stats import ClientStats
-from pyconnect.kafka.clients import (
-    OFFSET_BEGINNING,
-    OFFSET_END,
-    assign,
-    consume_available,
-    new_consumer,
-    new_producer,
-    produce,
-    watermarks,
-)
+from pyconnect.kafka.clients import OFFSET_BEGINNING, OFFSET_END, new_consumer, new_producer, produce
 from pyconnect.kafka.errors import error_text, is_partition_eof
 
 log = logging.getLogger(__name__)
@@ -64,32 +56,14 @@ class MirrorSourceTask(MessageRunTask):
         self.batch = 10000
         self._stopping = threading.Event()
         self._thread = threading.current_thread()
-        # librdkafka postpones a partition's next fetch by fetch.queue.backoff.ms (1 s) once its
-        # queue is over the thresholds; a task that drains slower than it fetches then starves.
-        consumer_conf = {"group.id": f"mm2-{self.cfg.source}-{self.cfg.target}", "fetch.queue.backoff.ms": "20",
-                         **self.cfg.client("source", "consumer")}
-        reset = consumer_conf.get("auto.offset.reset", "earliest")
-        consumer_conf["client.id"] = f"{self.cfg.source}->{self.cfg.target}|MirrorSourceConnector|" \
-                                     f"replication-consumer-{next(_CONSUMER_SEQ)}"
-        stats = ClientStats("consumer", consumer_conf["client.id"])
-        self.consumer = new_consumer(consumer_conf, stats)
         self._remote: dict[str, str] = {}
         self._partitions: dict[tuple[str, int], dict[str, Any]] = {}
-        positions = []
+        self.consumer = self._fetch_pool()
         assert self.context is not None
-        reader = self.context.offset_storage_reader
-        for topic, partition in self.assigned:
-            sp = self._partitions[(topic, partition)] = source_partition(self.cfg.source, topic, partition)
-            self._remote[topic] = self.policy.format_remote_topic(self.cfg.source, topic)
-            committed = reader.offset(sp)
-            if committed is not None and int(committed.get("offset", -1)) >= 0:
-                positions.append((topic, partition, int(committed["offset"]) + 1))
-            else:
-                positions.append((topic, partition, OFFSET_END if reset == "latest" else OFFSET_BEGINNING))
-        assign(self.consumer, positions)
         self._provenance = self._provenance_filters()
         self.metrics = SourceMetrics(self.cfg.source, self.cfg.target, self.context.metrics)
-        self.context.metrics.register(stats.samples)
+        for stats in self._consumer_stats:
+            self.context.metrics.register(stats.samples)
         self._acked: dict[str, dict[int, int]] = {}
         self._last_ts = 0
         self.sync_producer = None
@@ -105,10 +79,43 @@ class MirrorSourceTask(MessageRunTask):
             self.syncs = OffsetSyncWriter(send, int(self.cfg["offset.lag.max"]))
         log.info("mirroring %d partition(s) %s -> %s", len(self.assigned), self.cfg.source, self.cfg.target)
 
+    def _fetch_pool(self) -> FetchPool:
+        """The task's consumers (connectors/mirror/fetch_pool.py), each assigned its share of the partitions
+        at the committed positions (or per auto.offset.reset)."""
+        # librdkafka postpones a partition's next fetch by fetch.queue.backoff.ms (1 s) once its
+        # queue is over the thresholds; a task that drains slower than it fetches then starves.
+        user = self.cfg.client("source", "consumer")
+        sessions = session_count(self.cfg["fetch.sessions"], len(self.assigned))
+        consumer_conf = {"group.id": f"mm2-{self.cfg.source}-{self.cfg.target}", "fetch.queue.backoff.ms": "20",
+                         **fetch_defaults(user, sessions), **user}
+        reset = consumer_conf.get("auto.offset.reset", "earliest")
+        positions = []
+        assert self.context is not None
+        reader = self.context.offset_storage_reader
+        for topic, partition in self.assigned:
+            sp = self._partitions[(topic, partition)] = source_partition(self.cfg.source, topic, partition)
+            self._remote[topic] = self.policy.format_remote_topic(self.cfg.source, topic)
+            committed = reader.offset(sp)
+            if committed is not None and int(committed.get("offset", -1)) >= 0:
+                positions.append((topic, partition, int(committed["offset"]) + 1))
+            else:
+                positions.append((topic, partition, OFFSET_END if reset == "latest" else OFFSET_BEGINNING))
+        self._consumer_stats: list[ClientStats] = []
+
+        def new_session(index: int) -> Any:
+            conf = {**consumer_conf, "client.id": f"{self.cfg.source}->{self.cfg.target}|MirrorSourceConnector|"
+                                                  f"replication-consumer-{next(_CONSUMER_SEQ)}"}
+            if index:  # each session a group of its own (fetch_pool.py's invariants: a Tansu bug otherwise)
+                conf["group.id"] = f"{consumer_conf['group.id']}-session-{index}"
+            stats = ClientStats("consumer", conf["client.id"])
+            self._consumer_stats.append(stats)
+            return new_consumer(conf, stats)
+        return FetchPool(new_session, positions, sessions)
+
     def poll_runs(self) -> list[MessageRun] | None:
         if self._stopping.is_set():
             return None
-        messages = consume_available(self.consumer, self.batch, self.poll_timeout)
+        messages = self.consumer.consume(self.batch, self.poll_timeout)
         if self.syncs is not None:
             # Partitions quiet for a second get their held-back sync (within their budget), so consumers
             # where producers stopped translate exactly (offset_sync_writer, invariant C).
@@ -138,7 +145,7 @@ class MirrorSourceTask(MessageRunTask):
     def _add_runs(self, runs: list[MessageRun], topic: str, partition: int, messages: list[Any]) -> None:
         remote = self._remote[topic]
         last = messages[-1]
-        high = watermarks(self.consumer, topic, partition)
+        high = self.consumer.watermark(topic, partition)
         self.metrics.polled(remote, partition, sum(map(len, messages)), messages[0].timestamp()[1],
                             last.timestamp()[1], high - last.offset() - 1)
         sp = self._partitions[(topic, partition)]

@@ -21,9 +21,12 @@ UNKNOWN = -2  # an acknowledged record's offset the broker did not give (a dupli
 OnRun = Callable[[MessageRun, int, int], None]  # run, first target offset, last target offset
 OnFailure = Callable[[str], None]  # a readable description
 
-# Producer settings the run protocol relies on (user settings may override the timeout).
+# Producer settings the run protocol relies on (user settings may override the timeout), and a bound on
+# the bytes a task has produced but not yet had acknowledged: librdkafka's default queue is 1 GB, so a
+# slow or far target let one task hold GBs (the queued copies plus the consumed messages their runs
+# keep); 32 MB, as Java's buffer.memory, is several round trips' worth even at 200 ms.
 RUN_PRODUCER_DEFAULTS = {"enable.idempotence": "true", "enable.gapless.guarantee": "true",
-                         "message.timeout.ms": "0"}
+                         "message.timeout.ms": "0", "queue.buffering.max.kbytes": "32768"}
 
 
 def describe_run(run: MessageRun, reason: str) -> str:

@@ -1,0 +1,125 @@
+"""One MirrorSource task with DEFAULT settings across a WAN stand-in: rate per round-trip time and placement.
+
+    python bench/wan_bench.py [--rtts 0,50,100,200] [--partitions 1,4] [--placements source,target]
+                              [--records 200000] [--size 1000] [--rounds 1]
+
+The far cluster sits behind tests/harness/wan_proxy.py (every byte delayed RTT/2 each way):
+- `source` far: the task pulls across the link (MM2's recommended placement: run it near the target);
+- `target` far: the task pushes across the link.
+For each placement and partition count, one pair of brokers; per RTT a fresh topic is filled with the
+proxy's delay at 0 (filling is not measured), then the delay is set and one MirrorSourceTask, driven by
+the real SourceTaskRunner with no client setting of the bench's own, copies the backlog. The clock is
+mirror_source_bench.py's (task RUNNING to every record's offset committed). Printed: MB/s, the ratio to
+the same placement's 0 ms rate (a 0 ms run precedes each delayed run; their median is the 0 ms rate),
+and the largest RSS of this process (psutil), which must stay <= 500 MB
+(topics are filled from a child process, so the RSS is the task's and the bench's own).
+"""
+
+from __future__ import annotations
+
+import argparse
+import multiprocessing
+import statistics
+import sys
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(REPO / "bench"))
+
+import psutil  # noqa: E402
+from mirror_source_bench import fill, mirror_task  # noqa: E402
+
+from pyconnect.testing.brokers import Broker, start_tansu  # noqa: E402
+from tests.harness.wan_proxy import FarBroker, start_far_tansu  # noqa: E402
+
+SPAWN = multiprocessing.get_context("spawn")
+
+
+class Rss:
+    """The largest resident set size of this process seen so far, in MB."""
+
+    def __init__(self) -> None:
+        self.process, self.peak = psutil.Process(), 0.0
+
+    def __call__(self) -> None:
+        self.peak = max(self.peak, self.process.memory_info().rss / 1e6)
+
+
+def records_for(rtt: int, records: int) -> int:
+    """Fewer records at 200 ms (a run still lasts several seconds: a stable rate)."""
+    return records if rtt < 200 else records // 2
+
+
+def one_setup(placement: str, partitions: int, rtts: list[int], args: argparse.Namespace,
+              rss: Rss) -> dict[int, float]:
+    """MB/s per RTT for one placement and partition count, on a fresh pair of brokers. Each delayed run
+    is preceded by a 0 ms run (alternating, so machine noise hits both); the 0 ms figure is their median."""
+    far = start_far_tansu(f"far-{placement}", 0)
+    near: Broker = start_tansu(f"near-{placement}")
+    src, dst = (far, near) if placement == "source" else (near, far)
+    runs: dict[int, list[float]] = {}
+    order = [r for rtt in rtts if rtt for r in (0, rtt)] or [0]
+    try:
+        for i, rtt in enumerate(order):
+            n = records_for(rtt, args.records)
+            topic = f"wan{placement}{partitions}r{rtt}n{i}"
+            far.proxy.set_delay(0)
+            filler = SPAWN.Process(target=fill, args=(src.bootstrap, topic, n, args.size, partitions))
+            filler.start()  # in a process of its own: its producer's buffers are not the task's RSS
+            filler.join()
+            assert filler.exitcode == 0, f"filling {topic} failed"
+            far.proxy.set_delay(rtt / 2)
+            rate = mirror_task(src.bootstrap, dst.bootstrap, topic, n, partitions, consumer={}, producer={},
+                               sample=rss)
+            runs.setdefault(rtt, []).append(rate * args.size / 1e6)
+            print(f"{placement} far, {partitions} partition(s), RTT {rtt:3d} ms: {runs[rtt][-1]:6.1f} MB/s, "
+                  f"RSS peak {rss.peak:.0f} MB", flush=True)
+    finally:
+        stop(far, near)
+    return {rtt: statistics.median(rates) for rtt, rates in runs.items()}
+
+
+def stop(far: FarBroker, near: Broker) -> None:
+    far.stop()
+    near.stop()
+
+
+def table(results: dict[tuple[str, int], dict[int, float]], rtts: list[int], records: int, size: int) -> str:
+    """A markdown table: one row per placement and partition count, MB/s and ratio per RTT."""
+    head = "| placement | partitions | " + " | ".join(f"RTT {r} ms" for r in rtts) + " |"
+    rows = [head, "|" + "---|" * (len(rtts) + 2)]
+    for (placement, partitions), rates in results.items():
+        base = rates.get(0)
+        cells = [f"{rates[r]:.1f} MB/s" + (f" ({rates[r] / base:.2f}x)" if base and r else "") for r in rtts]
+        rows.append(f"| {placement} far | {partitions} | " + " | ".join(cells) + " |")
+    rows.append(f"\n{time.strftime('%Y-%m-%d %H:%M', time.gmtime())} UTC, {records:,} records of {size} B "
+                f"({records // 2:,} at 200 ms), one MirrorSource task, default settings; 0 ms: the median of the "
+                f"0 ms runs alternated with the delayed ones.")
+    return "\n".join(rows)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--rtts", default="0,50,100,200")
+    ap.add_argument("--partitions", default="1,4")
+    ap.add_argument("--placements", default="source,target")
+    ap.add_argument("--records", type=int, default=200_000)
+    ap.add_argument("--size", type=int, default=1000)
+    ap.add_argument("--rounds", type=int, default=1)
+    args = ap.parse_args()
+    rtts = [int(r) for r in args.rtts.split(",")]
+    rss = Rss()
+    for r in range(args.rounds):
+        results: dict[tuple[str, int], dict[int, float]] = {}
+        for placement in args.placements.split(","):
+            for partitions in (int(p) for p in args.partitions.split(",")):
+                results[(placement, partitions)] = one_setup(placement, partitions, rtts, args, rss)
+        print(f"\nround {r + 1}, RSS peak {rss.peak:.0f} MB\n" + table(results, rtts, args.records, args.size),
+              flush=True)
+    assert rss.peak <= 500, f"RSS {rss.peak:.0f} MB over 500 MB"
+
+
+if __name__ == "__main__":
+    main()
