@@ -1,6 +1,6 @@
 """A WAN stand-in: a loopback TCP proxy that delays every byte by a fixed one-way time in each direction.
 
-No netem on these machines (../shared/docs/test-brokers.md), so latency between "data centres" is made
+No netem on these machines (the kernel has no netem qdisc), so latency between "data centres" is made
 by this proxy, put in front of a Tansu broker that advertises the proxy's address (as tls_real.py does
 with stunnel): every connection a client makes, bootstrap and data, crosses the delay.
 
