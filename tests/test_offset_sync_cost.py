@@ -11,18 +11,31 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
+import pytest
 from confluent_kafka import Consumer, TopicPartition
 
 from connectors.mirror.formats import Checkpoint, Heartbeat
-from tests.harness.brokers import Broker, free_port
+from tests.harness.brokers import Broker, free_port, start_tansu
 from tests.harness.kafka_io import create_topic, read_all
 from tests.harness.mirror import cluster_lines, offset_syncs
 from tests.harness.traffic import Traffic
 from tests.harness.workers import REPO, wait_for
 
 PARTITIONS, RATE, SECONDS = 200, 1000, 40
+
+
+@pytest.fixture
+def clusters() -> Iterator[tuple[Broker, Broker]]:
+    """Two clusters of this test's own: the session's brokers hold other tests' A->B herder state, whose
+    connector configs this process would first run, then rewrite (a task restart: a second first-record sync
+    per partition)."""
+    a, b = start_tansu("A-syncs"), start_tansu("B-syncs")
+    yield a, b
+    a.stop()
+    b.stop()
 
 
 def mm2_defaults(path: Path, a: Broker, b: Broker, port: int, topic: str) -> Path:
@@ -61,7 +74,8 @@ def checkpoints(bootstrap: str, group: str, topic: str) -> dict[int, Checkpoint]
 
 
 def test_light_traffic_over_200_partitions_costs_at_most_two_syncs_per_hundred_records_then_fails_over_exactly(
-        tmp_path: Path, broker: Broker, broker_b: Broker, unique: str) -> None:
+        tmp_path: Path, clusters: tuple[Broker, Broker], unique: str) -> None:
+    broker, broker_b = clusters
     topic, group = f"light{unique}", f"app-{unique}"
     create_topic(broker.bootstrap, topic, PARTITIONS)
     commit(broker.bootstrap, group, topic, dict.fromkeys(range(PARTITIONS), 0))  # the group exists at start
