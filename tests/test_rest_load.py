@@ -18,13 +18,14 @@ from __future__ import annotations
 
 import os
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from rest.forwarding import CONFLICT, NO_LEADER
-from tests.harness.brokers import Broker
+from tests.harness.brokers import Broker, start_broker
 from tests.harness.connectors import all_running, sequence_connector
 from tests.harness.kafka_io import create_topic, fetched_ends, read_to_end
 from tests.harness.mirror import mirror_source
@@ -128,16 +129,26 @@ def _rest_under_load(broker: Broker, broker_b: Broker, cluster_factory: Any, uni
 SECONDS = float(os.environ.get("PYCONNECT_REST_LOAD_SECONDS", "15"))
 
 
-def test_rest_under_load(broker: Broker, broker_b: Broker, cluster_factory: Any, unique: str,
+@pytest.fixture
+def load_clusters() -> Iterator[tuple[Broker, Broker]]:
+    """Two clusters of this test's own (fresh Tansu processes, or the external ones): by the time it runs, the
+    session's brokers hold what every earlier test left on them, and this test measures a rate."""
+    a, b = start_broker("A-load", 0), start_broker("B-load", 1)
+    yield a, b
+    a.stop()
+    b.stop()
+
+
+def test_rest_under_load(load_clusters: tuple[Broker, Broker], cluster_factory: Any, unique: str,
                          tmp_path: Path) -> None:
     """The default suite's version offers 500 rec/s, which the mirror carries even while a full CI run shares
     the machine (at 2,000 rec/s, above what it carries on Tansu here, the baseline never settled in CI)."""
-    _rest_under_load(broker, broker_b, cluster_factory, unique, tmp_path, SECONDS, float(RATE_ENV or 500))
+    _rest_under_load(*load_clusters, cluster_factory, unique, tmp_path, SECONDS, float(RATE_ENV or 500))
 
 
 @pytest.mark.slow
 @pytest.mark.timeout(1200)  # two 60 s windows, then the backlog of an offered rate above capacity drains
-def test_rest_under_load_sixty_seconds(broker: Broker, broker_b: Broker, cluster_factory: Any, unique: str,
+def test_rest_under_load_sixty_seconds(load_clusters: tuple[Broker, Broker], cluster_factory: Any, unique: str,
                                        tmp_path: Path) -> None:
-    _rest_under_load(broker, broker_b, cluster_factory, unique, tmp_path,
+    _rest_under_load(*load_clusters, cluster_factory, unique, tmp_path,
                      float(os.environ.get("PYCONNECT_REST_LOAD_SECONDS", "60")), float(RATE_ENV or 2000))
