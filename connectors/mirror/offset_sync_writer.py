@@ -143,10 +143,10 @@ class OffsetSyncWriter:
                 self._emit(state, topic, partition, first_up + (due - first_down), due, now)
                 due += step
             state.prev_upstream, state.prev_downstream = last_up, last_down
-            if state.last_sync_downstream != last_down:
-                self._hold(state, (topic, partition), now)
-            else:
+            if state.last_sync_downstream == last_down:
                 state.pending = False
+            elif not state.pending:  # a held first record already queued this run's quiet check (same `now`)
+                self._hold(state, (topic, partition), now)
             return
         if last_down - first_down == n - 1:
             # Upstream gaps (transaction markers, compaction), nothing else in between downstream: every
