@@ -36,8 +36,8 @@ from cpu_meter import CpuWindow  # noqa: E402
 from mirror_source_bench import CONSUMER, PRODUCER, add_row, fill, mirror_task, raw_pipe  # noqa: E402
 
 from connectors.mirror.backfill_task import MirrorBackfillTask  # noqa: E402
-from pyconnect.runtime.batch_runner import BatchContext  # noqa: E402
-from pyconnect.runtime.source_runner import ConnectorOffsetReader  # noqa: E402
+from pyconnect.runtime.source.batch_runner import BatchContext  # noqa: E402
+from pyconnect.runtime.source.runner import ConnectorOffsetReader  # noqa: E402
 from pyconnect.storage.log import MemoryLog, MemoryTopic  # noqa: E402
 from pyconnect.storage.offset_store import OffsetStore  # noqa: E402
 from pyconnect.testing.brokers import start_tansu  # noqa: E402

@@ -32,9 +32,9 @@ sys.path.insert(0, str(REPO))
 from pyconnect.api.metrics import MetricSample  # noqa: E402
 from pyconnect.api.states import State  # noqa: E402
 from pyconnect.api.task_id import TaskId  # noqa: E402
-from pyconnect.runtime.metric_history import WINDOW_S, MetricHistory  # noqa: E402
+from pyconnect.runtime.metrics.history import WINDOW_S, MetricHistory  # noqa: E402
+from pyconnect.runtime.metrics.worker_metrics import TaskMetricsRegistry  # noqa: E402
 from pyconnect.runtime.results import ConnectorState, ConnectorStateInfo, TaskState  # noqa: E402
-from pyconnect.runtime.worker_metrics import TaskMetricsRegistry  # noqa: E402
 
 BUDGET_MS = 300.0
 INTERVAL_S = 5.0

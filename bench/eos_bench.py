@@ -53,10 +53,10 @@ from connectors.mirror.source_task import MirrorSourceTask  # noqa: E402
 from pyconnect.api.records import MessageRun  # noqa: E402
 from pyconnect.converters.builtin import byte_array  # noqa: E402
 from pyconnect.kafka.topic_log import KafkaLog  # noqa: E402
-from pyconnect.runtime import transactions  # noqa: E402
-from pyconnect.runtime.connector_offsets import ConnectorOffsetStores  # noqa: E402
-from pyconnect.runtime.source_runner import RunnerSettings, SourceTaskRunner  # noqa: E402
-from pyconnect.runtime.transactions import Boundary, TransactionalCommitter, TransactionSettings  # noqa: E402
+from pyconnect.runtime.source import transactions  # noqa: E402
+from pyconnect.runtime.source.offset_stores import ConnectorOffsetStores  # noqa: E402
+from pyconnect.runtime.source.runner import RunnerSettings, SourceTaskRunner  # noqa: E402
+from pyconnect.runtime.source.transactions import Boundary, TransactionalCommitter, TransactionSettings  # noqa: E402
 from pyconnect.storage.offset_store import OffsetStore  # noqa: E402
 from pyconnect.testing.brokers import start_tansu  # noqa: E402
 

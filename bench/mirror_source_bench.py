@@ -33,8 +33,8 @@ from cpu_meter import CpuWindow  # noqa: E402
 
 from connectors.mirror.source_task import MirrorSourceTask  # noqa: E402
 from pyconnect.converters.builtin import byte_array  # noqa: E402
-from pyconnect.runtime.connector_offsets import ConnectorOffsetStores  # noqa: E402
-from pyconnect.runtime.source_runner import RunnerSettings, SourceTaskRunner  # noqa: E402
+from pyconnect.runtime.source.offset_stores import ConnectorOffsetStores  # noqa: E402
+from pyconnect.runtime.source.runner import RunnerSettings, SourceTaskRunner  # noqa: E402
 from pyconnect.storage.log import MemoryLog, MemoryTopic  # noqa: E402
 from pyconnect.storage.offset_store import OffsetStore  # noqa: E402
 from pyconnect.testing.brokers import start_tansu  # noqa: E402

@@ -46,8 +46,8 @@ from cpu_meter import CpuWindow  # noqa: E402
 from eos_bench import create_topic, verify  # noqa: E402
 from mirror_source_bench import fill, mirror_task, raw_pipe  # noqa: E402
 
-from pyconnect.runtime.connector_offsets import ConnectorOffsetStores  # noqa: E402
-from pyconnect.runtime.source_runner import SourceTaskRunner  # noqa: E402
+from pyconnect.runtime.source.offset_stores import ConnectorOffsetStores  # noqa: E402
+from pyconnect.runtime.source.runner import SourceTaskRunner  # noqa: E402
 from pyconnect.storage.offset_store import OffsetStore  # noqa: E402
 from pyconnect.testing.brokers import start_tansu  # noqa: E402
 from pyconnect.transforms.chain import TransformationChain  # noqa: E402

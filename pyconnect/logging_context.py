@@ -3,7 +3,7 @@
 
 In a process that runs several workers (dedicated MirrorMaker mode: one per flow), every thread a
 worker runs also carries that worker's scope (its flow, e.g. `A->B`): lines show it as `[A->B] `,
-and the scope picks the logger levels that apply to the record (`pyconnect.runtime.flow_loggers`).
+and the scope picks the logger levels that apply to the record (`pyconnect.runtime.logs.flow_loggers`).
 """
 
 from __future__ import annotations

@@ -140,7 +140,7 @@ def _partitions(args: argparse.Namespace, connector: Any, reader: Any, config: M
 def _copy(tps: set[Any], name: str, config: Mapping[str, str], reader: Any, offsets: Any) -> int:
     """Run the batch task over `tps` until done, or until SIGTERM/SIGINT (then resumable)."""
     from connectors.mirror.backfill_task import MirrorBackfillTask
-    from pyconnect.runtime.batch_runner import BatchContext
+    from pyconnect.runtime.source.batch_runner import BatchContext
 
     task = MirrorBackfillTask()
     task.initialize(BatchContext(reader, config, offsets, name, ProgressBar(), 60.0))
@@ -160,7 +160,7 @@ def _copy(tps: set[Any], name: str, config: Mapping[str, str], reader: Any, offs
 
 def _run(args: argparse.Namespace) -> int:
     from pyconnect.runtime.internal_topics import kafka_log_factory
-    from pyconnect.runtime.source_runner import ConnectorOffsetReader
+    from pyconnect.runtime.source.runner import ConnectorOffsetReader
     from pyconnect.storage.offset_store import OffsetStore
 
     worker, name, config, connector = _connector(args)

@@ -16,8 +16,8 @@ from pyconnect.api.config import ConfigException
 from pyconnect.config.properties import ConfigFileError, load_properties
 from pyconnect.config.worker import load_worker_config
 from pyconnect.kafka.clients import KafkaClientError
+from pyconnect.runtime.cluster.worker_identity import WorkerIdInUse
 from pyconnect.runtime.worker import Worker
-from pyconnect.runtime.worker_identity import WorkerIdInUse
 from replikafka import backfill_cli, broker_cli, offsets_cli
 from rest.listener import ListenerBindError, bind_listener
 
@@ -27,7 +27,7 @@ log = logging.getLogger("pyconnect")
 
 def setup_logging(level: str = "INFO", fmt: str | None = None, log_file: str | None = None) -> None:
     from pyconnect.logging_context import configure
-    from pyconnect.runtime.flow_loggers import LevelFilter
+    from pyconnect.runtime.logs.flow_loggers import LevelFilter
 
     # LevelFilter: a level set through one flow of a dedicated process applies to that flow's records.
     configure(level, fmt or os.environ.get("PYCONNECT_LOG_FORMAT", "text"), (LevelFilter(),), log_file)

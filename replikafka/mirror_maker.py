@@ -18,9 +18,9 @@ from connectors.mirror.maker_config import CONNECTORS, WORKER_PREFIXES, Flow, Mi
 from pyconnect.config.properties import Entry, Properties
 from pyconnect.config.worker import WorkerConfig
 from pyconnect.kafka.clients import KafkaClientError
-from pyconnect.runtime.herder import Herder
+from pyconnect.runtime.herder.herder import Herder
+from pyconnect.runtime.logs.worker_scope import WorkerScope
 from pyconnect.runtime.worker import Worker
-from pyconnect.runtime.worker_scope import WorkerScope
 from rest.app import create_app
 from rest.flows_root import create_root_app
 from rest.listener import bind_listener

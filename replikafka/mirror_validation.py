@@ -22,8 +22,8 @@ from pyconnect.config.properties import ConfigFileError
 from pyconnect.config.providers import ProviderError, has_placeholder, providers_for, resolve
 from pyconnect.config.worker import WorkerConfig
 from pyconnect.plugins import registry
-from pyconnect.runtime import config_validation
-from pyconnect.runtime.errors import BadConfig
+from pyconnect.runtime.herder import config_validation
+from pyconnect.runtime.herder.errors import BadConfig
 from replikafka.mirror_maker import worker_source
 
 log = logging.getLogger(__name__)

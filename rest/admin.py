@@ -7,7 +7,7 @@ from typing import Any
 from fastapi import APIRouter, Query
 from fastapi.responses import JSONResponse, Response
 
-from pyconnect.runtime.herder import Herder
+from pyconnect.runtime.herder.herder import Herder
 from rest import bodies
 from rest.errors import RestError
 from rest.models import ERRORS, LoggerLevel

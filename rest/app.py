@@ -32,7 +32,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 import pyconnect
 from pyconnect.logging_context import scope as log_scope
-from pyconnect.runtime.herder import Herder
+from pyconnect.runtime.herder.herder import Herder
 from pyconnect.runtime.worker import Worker
 from rest import (
     admin,

@@ -9,7 +9,7 @@ from __future__ import annotations
 from fastapi import APIRouter, Depends
 from fastapi.responses import JSONResponse, Response
 
-from pyconnect.runtime.herder import Herder
+from pyconnect.runtime.herder.herder import Herder
 from rest import bodies
 from rest.forwarding import Routing, ServeOrForward
 from rest.models import ERRORS, ConnectorStateInfo

@@ -8,7 +8,7 @@ from typing import Any
 from fastapi import APIRouter, Depends
 from fastapi.responses import JSONResponse, Response
 
-from pyconnect.runtime.herder import Herder
+from pyconnect.runtime.herder.herder import Herder
 from pyconnect.runtime.results import PartitionOffset
 from rest import bodies
 from rest.forwarding import Routing, ServeOrForward

@@ -7,7 +7,7 @@ from typing import Any
 from fastapi import APIRouter
 from fastapi.responses import Response
 
-from pyconnect.runtime.herder import Herder
+from pyconnect.runtime.herder.herder import Herder
 from rest import bodies
 from rest.models import ERRORS, ErrorBody
 

@@ -13,8 +13,8 @@ from urllib.parse import quote
 from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import JSONResponse, Response
 
-from pyconnect.runtime.errors import NotFound
-from pyconnect.runtime.herder import Herder
+from pyconnect.runtime.herder.errors import NotFound
+from pyconnect.runtime.herder.herder import Herder
 from rest import bodies
 from rest.forwarding import PATH_SAFE, Routing, ServeOrForward
 from rest.models import ERRORS, ConnectorInfo, CreateConnectorRequest, connector_config

@@ -1,7 +1,7 @@
 """`/ui` (the operator console) and `/ui/state` (what its script polls).
 
 The console shows the connectors and tasks as `GET /connectors/{name}/status` reports them (the same
-herder reads), and the worker's metric history (`pyconnect.runtime.metric_history`) as charts and a
+herder reads), and the worker's metric history (`pyconnect.runtime.metrics.history`) as charts and a
 topic-partition table. Its actions are calls of the REST API from the page's script; with
 `console.read.only=true` the page has no action buttons. `GET /` stays Connect's server info.
 """
@@ -14,8 +14,8 @@ from typing import Any, Protocol
 from fastapi import APIRouter
 from fastapi.responses import HTMLResponse, JSONResponse
 
-from pyconnect.runtime.errors import NotFound
-from pyconnect.runtime.metric_history import KINDS, MetricHistory
+from pyconnect.runtime.herder.errors import NotFound
+from pyconnect.runtime.metrics.history import KINDS, MetricHistory
 from pyconnect.runtime.results import ConnectorStateInfo
 from rest import bodies
 from rest.console_charts import charts_html, partitions_html

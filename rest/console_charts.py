@@ -6,7 +6,7 @@ import math
 from collections.abc import Mapping, Sequence
 from html import escape
 
-from pyconnect.runtime.metric_history import KINDS, TOTAL, MetricHistory, Point
+from pyconnect.runtime.metrics.history import KINDS, TOTAL, MetricHistory, Point
 
 COLOURS = ("#1f6feb", "#d1242f", "#1a7f37", "#9a6700", "#8250df", "#bf3989")
 MAX_POINTS = 120  # per polyline: more than the chart's pixels would show

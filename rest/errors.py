@@ -18,7 +18,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from pyconnect.runtime.errors import BadConfig, Conflict, Forbidden, HerderError, NotFound
+from pyconnect.runtime.herder.errors import BadConfig, Conflict, Forbidden, HerderError, NotFound
 
 STATUS: dict[type[HerderError], int] = {NotFound: 404, Conflict: 409, BadConfig: 400, Forbidden: 403}
 

@@ -20,7 +20,7 @@ from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse, Response
 
 import pyconnect
-from pyconnect.runtime.herder import Herder
+from pyconnect.runtime.herder.herder import Herder
 from pyconnect.runtime.results import WorkerHealth
 from rest import bodies, errors
 from rest.models import WorkerStatus

@@ -6,7 +6,7 @@ from typing import Any
 
 from fastapi import APIRouter
 
-from pyconnect.runtime.herder import Herder
+from pyconnect.runtime.herder.herder import Herder
 from rest import bodies
 from rest.errors import RestError
 from rest.models import ERRORS, ConfigInfos, ConfigKeyInfo, PluginInfo, connector_config

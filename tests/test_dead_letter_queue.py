@@ -10,7 +10,7 @@ from confluent_kafka.admin import AdminClient
 from pyconnect.api.data import DataException
 from pyconnect.api.errors import ConnectException
 from pyconnect.api.task_id import TaskId
-from pyconnect.runtime.errors_handling import (
+from pyconnect.runtime.errors import (
     ConsumedRecord,
     ErrorHandlingMetrics,
     ErrorSettings,

@@ -4,7 +4,7 @@ The worker id is the advertised `host:port` (as Connect's). Two processes get th
 worker.properties, or, as here, from different listeners behind one `rest.advertised.host.name`/`port`.
 Java Connect has no such case to follow (its group coordinator gives each member its own member id, see
 Kafka's WorkerGroupMember/WorkerCoordinator); the membership topic is our coordinator, so it arbitrates
-(pyconnect/runtime/membership.py states the invariant).
+(pyconnect/runtime/cluster/membership.py states the invariant).
 """
 
 from __future__ import annotations

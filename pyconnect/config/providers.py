@@ -12,7 +12,7 @@ Which providers apply: those a config declares itself (MM2 connector configs car
 When no `config.providers` is declared anywhere, file, env and directory are available under those
 names (a convenience Kafka does not have: there, undeclared providers leave placeholders as they are).
 A placeholder naming an undeclared provider is left as it is, as in Kafka; in a connector config it is
-refused when the config is validated (pyconnect.runtime.input_checks).
+refused when the config is validated (pyconnect.runtime.herder.input_checks).
 
 As in Connect, stored configs keep the placeholders; values are resolved only when a connector or
 task starts (`resolve_config`), and task configs derived from resolved values get the placeholders

@@ -42,7 +42,7 @@ def _error_cb(name: str, on_fatal: Callable[[str], None] | None = None) -> Calla
 
 
 def _drop_known_config_warnings(record: logging.LogRecord) -> bool:
-    # The runtime sets enable.gapless.guarantee on purpose (runtime/run_acks.py); librdkafka warns
+    # The runtime sets enable.gapless.guarantee on purpose (runtime/source/run_acks.py); librdkafka warns
     # at every client start that the property is experimental.
     return "enable.gapless.guarantee is experimental" not in record.getMessage()
 

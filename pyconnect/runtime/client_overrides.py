@@ -20,7 +20,7 @@ from pyconnect.api.config import ConfigException, ConfigType
 from pyconnect.config.worker import WorkerConfig
 from pyconnect.kafka.config import redact
 from pyconnect.kafka.unsafe_settings import unsafe_errors
-from pyconnect.runtime.errors_handling.config_keys import DLQ_TOPIC_NAME
+from pyconnect.runtime.errors.config_keys import DLQ_TOPIC_NAME
 from pyconnect.runtime.results import ConfigInfo, ConfigKeyInfo, ConfigValueInfo
 
 PREFIXES = {"producer": "producer.override.", "consumer": "consumer.override.", "admin": "admin.override."}

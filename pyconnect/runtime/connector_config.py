@@ -15,8 +15,8 @@ from pyconnect.api.config import (
 from pyconnect.config.auto_restart_keys import CONNECTOR_KEYS as AUTO_RESTART_KEYS
 from pyconnect.config.worker import header_converter_class
 from pyconnect.converters import converter_class
-from pyconnect.runtime.errors_handling.config_keys import ERROR_KEYS
-from pyconnect.runtime.sink_config import SINK, sink_errors
+from pyconnect.runtime.errors.config_keys import ERROR_KEYS
+from pyconnect.runtime.sink.config import SINK, sink_errors
 from pyconnect.transforms import connector_config as transforms
 from pyconnect.transforms.connector_config import ALIAS_KEYS
 
@@ -60,7 +60,7 @@ COMMON = ConfigDef([
               documentation="HeaderConverter class for the header values of this connector's records "
               "(unset: the worker's header.converter).",
               validator=header_converter_class),
-    # Connect's SourceConnectorConfig keys of exactly-once support (KIP-618): see runtime/transactions.py.
+    # Connect's SourceConnectorConfig keys of exactly-once support (KIP-618): see runtime/source/transactions.py.
     ConfigKey("exactly.once.support", ConfigType.STRING, "requested", Importance.MEDIUM, group=EOS, order=1,
               documentation="Permitted values are requested, required. If set to \"required\", forces a "
               "preflight check for the connector to ensure that it can provide exactly-once semantics with "
@@ -75,7 +75,7 @@ COMMON = ConfigDef([
               "unset, the worker's offset.flush.interval.ms.", validator=_null_or_at_least_zero),
     ConfigKey("offsets.storage.topic", ConfigType.STRING, None, Importance.LOW, group="offsets.topic", order=1,
               documentation="The name of a separate offsets topic to use for this connector, created on the "
-              "cluster its producer writes to; unset, the worker's offsets topic (runtime/connector_offsets.py).",
+              "cluster its producer writes to; unset, the worker's offsets topic (runtime/source/offset_stores.py).",
               validator=_non_empty_or_null),
     # Connect's transforms and predicates (pyconnect/transforms; each alias's keys are added per config).
     *ALIAS_KEYS.keys.values(),

@@ -14,7 +14,7 @@ from pyconnect.api.states import State, TargetState
 from pyconnect.config.providers import resolve_config, restore_placeholders
 from pyconnect.plugins import PluginRegistry
 from pyconnect.runtime.connector_config import common_errors
-from pyconnect.runtime.worker_metrics import TaskMetricsRegistry
+from pyconnect.runtime.metrics.worker_metrics import TaskMetricsRegistry
 from pyconnect.storage.config_store import ConfigStore
 
 log = logging.getLogger(__name__)

@@ -15,21 +15,21 @@ from pyconnect.api.task_id import TaskId
 from pyconnect.config.providers import resolve_config
 from pyconnect.config.worker import WorkerConfig
 from pyconnect.plugins import PluginRegistry
-from pyconnect.runtime.batch_runner import BatchTaskRunner
 from pyconnect.runtime.connector_runner import connector_instance
-from pyconnect.runtime.errors_handling import (
+from pyconnect.runtime.errors import (
     ErrorHandlingMetrics,
     ErrorSettings,
     ToleranceOperator,
     ToleranceType,
     source_task_reporters,
 )
-from pyconnect.runtime.fencing import TaskPreflight
-from pyconnect.runtime.sink_conversion import SinkRecordConversion
-from pyconnect.runtime.sink_runner import SinkTaskRunner
-from pyconnect.runtime.sink_setup import SinkSetup
-from pyconnect.runtime.source_runner import RunnerSettings, SourceTaskRunner
-from pyconnect.runtime.task_setup import TaskSetup
+from pyconnect.runtime.sink.conversion import SinkRecordConversion
+from pyconnect.runtime.sink.runner import SinkTaskRunner
+from pyconnect.runtime.sink.setup import SinkSetup
+from pyconnect.runtime.source.batch_runner import BatchTaskRunner
+from pyconnect.runtime.source.fencing import TaskPreflight
+from pyconnect.runtime.source.runner import RunnerSettings, SourceTaskRunner
+from pyconnect.runtime.source.task_setup import TaskSetup
 from pyconnect.storage.config_store import ConfigSnapshot
 from pyconnect.storage.offset_store import OffsetStore
 from pyconnect.transforms.connector_config import TRANSFORMS, aliases, build_chain

@@ -17,21 +17,21 @@ from pyconnect.converters import converter_for, header_converter_for, schema_ser
 from pyconnect.logging_context import context_thread
 from pyconnect.logging_context import scope as log_scope
 from pyconnect.plugins import PluginRegistry, registry
-from pyconnect.runtime import metrics
-from pyconnect.runtime.assignment import WorkerAssignment
 from pyconnect.runtime.auto_restart import AutoRestarter
+from pyconnect.runtime.cluster.assignment import WorkerAssignment
+from pyconnect.runtime.cluster.handover import HandOver
+from pyconnect.runtime.cluster.membership import Assignment, Membership
 from pyconnect.runtime.connector_runner import ConnectorRunner
-from pyconnect.runtime.fencing import fence_pending
-from pyconnect.runtime.handover import HandOver
 from pyconnect.runtime.internal_topics import InternalTopics, LogFactory, kafka_log_factory, own_offset_store
-from pyconnect.runtime.membership import Assignment, Membership
-from pyconnect.runtime.metric_history import MetricHistory
-from pyconnect.runtime.source_runner import ConnectorOffsetReader, RunnerSettings
+from pyconnect.runtime.logs.worker_scope import WorkerScope
+from pyconnect.runtime.metrics import endpoint as metrics
+from pyconnect.runtime.metrics.history import MetricHistory
+from pyconnect.runtime.metrics.worker_metrics import WorkerCollector
+from pyconnect.runtime.source.fencing import fence_pending
+from pyconnect.runtime.source.runner import ConnectorOffsetReader, RunnerSettings
+from pyconnect.runtime.source.task_setup import TaskSetup
 from pyconnect.runtime.task_factory import FailedTask, TaskFactory, TaskRunner
-from pyconnect.runtime.task_setup import TaskSetup
 from pyconnect.runtime.task_thread import TaskThread
-from pyconnect.runtime.worker_metrics import WorkerCollector
-from pyconnect.runtime.worker_scope import WorkerScope
 from pyconnect.storage.config_store import ConfigSnapshot, ConfigStore
 from pyconnect.storage.offset_store import OffsetStore
 from pyconnect.storage.status_store import Status, StatusStore

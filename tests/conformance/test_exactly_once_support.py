@@ -18,14 +18,14 @@ import pytest
 from pyconnect.api import ConnectorTransactionBoundaries, ExactlyOnceSupport
 from pyconnect.api.config import ConfigValue
 from pyconnect.kafka.partitioner import java_partition, murmur2
-from pyconnect.runtime.exactly_once_validation import (
+from pyconnect.runtime.herder.exactly_once_validation import (
     NO_CONNECTOR_BOUNDARIES,
     NO_PREFLIGHT_API,
     UNSUPPORTED,
     WORKER_DISABLED,
     exactly_once_errors,
 )
-from pyconnect.runtime.fencing import ids_to_fence
+from pyconnect.runtime.source.fencing import ids_to_fence
 from pyconnect.storage.config_store import ConfigStore
 from pyconnect.storage.log import MemoryLog, MemoryTopic
 from tests.harness.plugins import ValidateOnlyConnector

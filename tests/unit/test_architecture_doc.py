@@ -19,12 +19,12 @@ def named_paths(text: str) -> set[str]:
 def test_the_page_names_the_code_it_describes() -> None:
     paths = named_paths(DOC.read_text(encoding="utf-8"))
     assert len(paths) > 40
-    assert {"pyconnect/runtime/worker.py", "pyconnect/runtime/sink_runner.py", "replikafka/standalone.py",
-            "pyconnect/runtime/errors_handling/dlq_reporter.py", "pyconnect/transforms/"} <= paths
+    assert {"pyconnect/runtime/worker.py", "pyconnect/runtime/sink/runner.py", "replikafka/standalone.py",
+            "pyconnect/runtime/errors/dlq_reporter.py", "pyconnect/transforms/"} <= paths
 
 
 def test_every_module_it_names_is_named_by_its_full_path() -> None:
-    """A module named by its file name alone (`herder_admin.py`) or half a path (`runtime/fencing.py`) could not
+    """A module named by its file name alone (`herder_admin.py`) or half a path (`runtime/source/fencing.py`) could not
     be checked: every `.py` the page names starts at the repository's root."""
     text = DOC.read_text(encoding="utf-8")
     full = {m.end() for m in PATH.finditer(text)}

@@ -3,7 +3,7 @@ from __future__ import annotations
 from collections import Counter
 
 from pyconnect.api.task_id import TaskId
-from pyconnect.runtime.assignment import WorkerAssignment, assign, balance
+from pyconnect.runtime.cluster.assignment import WorkerAssignment, assign, balance
 
 
 def counts(result: dict[str, WorkerAssignment]) -> list[int]:

@@ -9,7 +9,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from pyconnect.api import BatchTask
-from pyconnect.runtime.batch_runner import BatchTaskRunner
+from pyconnect.runtime.source.batch_runner import BatchTaskRunner
 from pyconnect.storage.log import MemoryLog, MemoryTopic
 from pyconnect.storage.offset_store import OffsetStore
 from tests.harness.workers import wait_for

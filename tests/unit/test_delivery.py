@@ -15,7 +15,7 @@ from pyconnect.api.converter import Serialize as Converter
 from pyconnect.api.records import MessageRun, SourceRecord
 from pyconnect.converters.builtin import byte_array
 from pyconnect.kafka.errors import error_text, is_partition_eof
-from pyconnect.runtime.delivery import (
+from pyconnect.runtime.source.delivery import (
     DeliveryContext,
     DeliveryFailed,
     GenericDelivery,
@@ -24,7 +24,7 @@ from pyconnect.runtime.delivery import (
     StopRequested,
     delivery_for,
 )
-from pyconnect.runtime.run_acks import RUN_PRODUCER_DEFAULTS
+from pyconnect.runtime.source.run_acks import RUN_PRODUCER_DEFAULTS
 from tests.harness.messages import FakeMessage
 
 

@@ -11,7 +11,7 @@ from pyconnect.api.data import DataException
 from pyconnect.api.errors import ConnectException
 from pyconnect.api.records import SourceRecord
 from pyconnect.api.task_id import TaskId
-from pyconnect.runtime.errors_handling import (
+from pyconnect.runtime.errors import (
     ConsumedRecord,
     DeadLetterQueueReporter,
     ErrorHandlingMetrics,
@@ -23,7 +23,7 @@ from pyconnect.runtime.errors_handling import (
     sink_task_reporters,
     source_task_reporters,
 )
-from pyconnect.runtime.errors_handling import dlq_headers as h
+from pyconnect.runtime.errors import dlq_headers as h
 from tests.unit.errors_fakes import FakeProducer
 
 TOPIC = "test-topic"
@@ -279,7 +279,7 @@ def test_exception_class_names(error: Exception, name: str, message: str | None)
     headers = h.context_headers(context, TASK_ID)
     assert header(headers, h.EXCEPTION) == name
     assert header(headers, h.EXCEPTION_MESSAGE) == message
-    assert header(headers, h.EXECUTING_CLASS) == "pyconnect.runtime.errors_handling.context.ConsumedRecord"
+    assert header(headers, h.EXECUTING_CLASS) == "pyconnect.runtime.errors.context.ConsumedRecord"
     trace = header(headers, h.EXCEPTION_STACK_TRACE)
     assert trace is not None and trace.splitlines()[0] == (name if message is None else f"{name}: {message}")
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from pyconnect.api.config import ConfigException
-from pyconnect.runtime.errors_handling import (
+from pyconnect.runtime.errors import (
     DLQ_KEYS,
     ERROR_KEYS,
     ErrorSettings,

@@ -9,7 +9,7 @@ from collections.abc import Iterator
 import pytest
 
 from pyconnect.logging_context import ContextFilter, context_thread, scope
-from pyconnect.runtime.flow_loggers import LevelFilter, flow_levels, process_level
+from pyconnect.runtime.logs.flow_loggers import LevelFilter, flow_levels, process_level
 from pyconnect.runtime.results import LoggerLevel
 
 NS = "flowtest"

@@ -1,4 +1,4 @@
-"""Hand-over (pyconnect/runtime/handover.py) over the in-memory membership topic, on a FakeClock.
+"""Hand-over (pyconnect/runtime/cluster/handover.py) over the in-memory membership topic, on a FakeClock.
 
 The leader's side is `HandOver.plan` + `Membership.publish`, as the worker's `_rebalance_if_needed`
 calls them; a follower "applies" a generation by calling `report_applied`, as its reconcile does once it
@@ -13,9 +13,9 @@ import orjson
 import pytest
 
 from pyconnect.api.task_id import TaskId
-from pyconnect.runtime.handover import HandOver
-from pyconnect.runtime.membership import Assignment, Membership
-from pyconnect.runtime.membership_records import Revocation
+from pyconnect.runtime.cluster.handover import HandOver
+from pyconnect.runtime.cluster.membership import Assignment, Membership
+from pyconnect.runtime.cluster.membership_records import Revocation
 from pyconnect.storage.log import MemoryLog, MemoryTopic
 from tests.harness.clock import FakeClock
 

@@ -1,4 +1,4 @@
-"""The connector-config input checks (pyconnect/runtime/input_checks.py) and the worker settings this
+"""The connector-config input checks (pyconnect/runtime/herder/input_checks.py) and the worker settings this
 worker does not implement (pyconnect/config/unimplemented.py), without a broker."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from pyconnect.api.config import ConfigValue
 from pyconnect.config.properties import ConfigFileError
 from pyconnect.config.unimplemented import unimplemented_error
 from pyconnect.config.worker import WorkerConfig
-from pyconnect.runtime.input_checks import unknown_keys, unknown_providers
+from pyconnect.runtime.herder.input_checks import unknown_keys, unknown_providers
 
 BASE = {"bootstrap.servers": "127.0.0.1:1", "group.id": "g", "config.storage.topic": "c",
         "offset.storage.topic": "o", "status.storage.topic": "s"}

@@ -11,8 +11,8 @@ import orjson
 import pytest
 
 from pyconnect.api.task_id import TaskId
-from pyconnect.runtime.assignment import WorkerAssignment
-from pyconnect.runtime.membership import Membership
+from pyconnect.runtime.cluster.assignment import WorkerAssignment
+from pyconnect.runtime.cluster.membership import Membership
 from pyconnect.storage.log import MemoryLog, MemoryTopic
 from tests.harness.clock import FakeClock
 

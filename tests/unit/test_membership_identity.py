@@ -14,9 +14,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from pyconnect.runtime.membership import Membership, WorkerIdInUse
-from pyconnect.runtime.membership_records import Heartbeat, Leave
-from pyconnect.runtime.worker_identity import MemberTable, this_process
+from pyconnect.runtime.cluster.membership import Membership, WorkerIdInUse
+from pyconnect.runtime.cluster.membership_records import Heartbeat, Leave
+from pyconnect.runtime.cluster.worker_identity import MemberTable, this_process
 from pyconnect.storage.log import MemoryLog, MemoryTopic
 from tests.harness.clock import FakeClock
 from tests.unit.test_membership import crash, member

@@ -13,9 +13,9 @@ import dataclasses
 import pytest
 
 from pyconnect.api.task_id import TaskId
-from pyconnect.runtime.assignment import WorkerAssignment
-from pyconnect.runtime.membership import Membership
-from pyconnect.runtime.membership_records import (
+from pyconnect.runtime.cluster.assignment import WorkerAssignment
+from pyconnect.runtime.cluster.membership import Membership
+from pyconnect.runtime.cluster.membership_records import (
     Assignment,
     Heartbeat,
     LeaderClaim,

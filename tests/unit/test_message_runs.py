@@ -14,9 +14,9 @@ from connectors.mirror.offset_sync_writer import OffsetSyncWriter
 from pyconnect.api.connector import MessageRunTask
 from pyconnect.api.records import MessageRun, SourceRecord
 from pyconnect.converters.builtin import byte_array
-from pyconnect.runtime.delivery import DeliveryFailed, RunDelivery, StopRequested
-from pyconnect.runtime.run_acks import RunAcks
-from pyconnect.runtime.source_runner import RunnerSettings, SourceTaskRunner
+from pyconnect.runtime.source.delivery import DeliveryFailed, RunDelivery, StopRequested
+from pyconnect.runtime.source.run_acks import RunAcks
+from pyconnect.runtime.source.runner import RunnerSettings, SourceTaskRunner
 from pyconnect.storage.log import MemoryLog, MemoryTopic
 from pyconnect.storage.offset_store import OffsetStore
 from tests.harness.messages import FakeMessage, at

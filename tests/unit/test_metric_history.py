@@ -6,8 +6,8 @@ from dataclasses import dataclass, field
 
 from pyconnect.api.metrics import MetricSample
 from pyconnect.api.task_id import TaskId
-from pyconnect.runtime.metric_history import TOTAL, MetricHistory, series_name
-from pyconnect.runtime.worker_metrics import TaskMetricsRegistry
+from pyconnect.runtime.metrics.history import TOTAL, MetricHistory, series_name
+from pyconnect.runtime.metrics.worker_metrics import TaskMetricsRegistry
 from rest.console_charts import charts_html, partitions_html
 
 P = "kafka_connect_mirror_mirrorsourceconnector_"

@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from pyconnect.api.records import MessageRun
-from pyconnect.runtime.run_acks import RunAcks
+from pyconnect.runtime.source.run_acks import RunAcks
 
 
 class _Msg:

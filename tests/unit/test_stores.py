@@ -5,7 +5,7 @@ from __future__ import annotations
 import orjson
 
 from pyconnect.api import SourceRecord
-from pyconnect.runtime.offset_tracker import GenericAcks, OrderedAcks
+from pyconnect.runtime.source.offset_tracker import GenericAcks, OrderedAcks
 from pyconnect.storage.config_store import ConfigStore
 from pyconnect.storage.java_compat import java_split, parse_java_int, task_key
 from pyconnect.storage.log import MemoryLog, MemoryTopic

@@ -12,7 +12,7 @@ import pytest
 
 from pyconnect.api.errors import ConnectException, RetriableException
 from pyconnect.runtime.clock import SYSTEM_CLOCK
-from pyconnect.runtime.errors_handling import (
+from pyconnect.runtime.errors import (
     ConsumedRecord,
     ErrorSettings,
     ProcessingContext,

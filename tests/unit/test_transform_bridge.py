@@ -7,8 +7,8 @@ from typing import Any
 
 from pyconnect.api import MessageRun, MessageRunTask
 from pyconnect.converters.builtin import byte_array
-from pyconnect.runtime.delivery import DeliveryContext
-from pyconnect.runtime.transform_bridge import TransformingRunDelivery, topic_only
+from pyconnect.runtime.source.delivery import DeliveryContext
+from pyconnect.runtime.source.transform_bridge import TransformingRunDelivery, topic_only
 from pyconnect.transforms.connector_config import build_chain
 
 ROUTE = {"transforms": "r", "transforms.r.type": "RegexRouter", "transforms.r.regex": "A\\.(.*)",

@@ -8,8 +8,8 @@ from prometheus_client import generate_latest
 
 from connectors.mirror.metrics import CheckpointMetrics, SourceMetrics
 from pyconnect.api.task_id import TaskId
-from pyconnect.runtime.metrics import MergingRegistry
-from pyconnect.runtime.worker_metrics import TaskMetricsRegistry, WorkerCollector
+from pyconnect.runtime.metrics.endpoint import MergingRegistry
+from pyconnect.runtime.metrics.worker_metrics import TaskMetricsRegistry, WorkerCollector
 
 
 @dataclass

@@ -1,0 +1,105 @@
+"""The worker-wide half of the herder: server info, health, plugins and config validation, log levels.
+`pyconnect.runtime.herder.herder.Herder` adds the connectors."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import pyconnect
+from pyconnect.kafka import cluster_trouble
+from pyconnect.runtime.herder import config_validation
+from pyconnect.runtime.herder.errors import NotFound
+from pyconnect.runtime.logs import loggers
+from pyconnect.runtime.results import ConfigInfos, ConfigKeyInfo, LoggerLevel, PluginDesc, ServerInfo, WorkerHealth
+from pyconnect.runtime.worker import Worker
+from pyconnect.transforms.registry import builtin_predicates, builtin_transforms, java_name
+
+# Converters every worker has (ours are built in, so they are listed rather than discovered).
+_BOTH = ("org.apache.kafka.connect.converters.ByteArrayConverter", "org.apache.kafka.connect.storage.StringConverter",
+         "org.apache.kafka.connect.json.JsonConverter")
+# As Connect lists them: the three built-ins are converters and header converters both.
+CONVERTERS = sorted([(name, kind) for name in _BOTH for kind in ("converter", "header_converter")]
+                    + [("org.apache.kafka.connect.storage.SimpleHeaderConverter", "header_converter")])
+
+
+class WorkerAdmin:
+    """Operations on this worker and its installation rather than on connectors."""
+
+    def __init__(self, worker: Worker) -> None:
+        self.worker = worker
+
+    def server_info(self) -> ServerInfo:
+        """Version and the Kafka cluster this worker's internal topics live on."""
+        return ServerInfo(pyconnect.__version__, "", self.worker.cluster_id)
+
+    def health(self) -> WorkerHealth:
+        """Connect's worker health (KIP-1017): starting, healthy, or unhealthy and why."""
+        worker = self.worker
+        if not worker.started.is_set() or worker.membership.assignment is None:
+            return WorkerHealth("starting", "Worker is still starting up.")
+        fenced = worker.membership.fenced
+        if fenced is not None:  # replaced under its id while frozen: it runs nothing until restarted
+            return WorkerHealth("unhealthy", f"Worker is fenced: {fenced}")
+        if not worker.membership.in_sync():
+            return WorkerHealth("unhealthy", "Worker has not been able to read the cluster's membership topic within "
+                                             "the session timeout.")
+        if not worker.loop_alive():
+            return WorkerHealth("unhealthy", "Worker's main loop is not progressing.")
+        # Beyond KIP-1017: a cluster a connector cannot connect to for a reason retries do not fix (TLS,
+        # authentication) is named in the message. The worker itself stays healthy (200): a liveness probe
+        # that restarted it would not fix a certificate, and would stop every other connector it runs.
+        problems = cluster_trouble.current()
+        if problems:
+            return WorkerHealth("healthy", "Worker has completed startup and is ready to handle requests, but "
+                                           "cannot connect to " + "; ".join(problems[k] for k in sorted(problems)))
+        return WorkerHealth("healthy", "Worker has completed startup and is ready to handle requests.")
+
+    # plugins ---------------------------------------------------------------------------------
+
+    def plugins(self, connectors_only: bool) -> list[PluginDesc]:
+        """Installed connectors, and with `connectors_only` False the converters, transforms and
+        predicates too (Connect's PluginType names)."""
+        out = [PluginDesc(p.java_class, p.type, p.version()) for p in self.worker.plugins.all()]
+        if not connectors_only:
+            out += [PluginDesc(c, t, "0.1.0") for c, t in CONVERTERS]
+            out += [PluginDesc(java_name(cls), "transformation", "0.1.0") for cls in builtin_transforms()]
+            out += [PluginDesc(java_name(cls), "predicate", "0.1.0") for cls in builtin_predicates()]
+        return out
+
+    def plugin_config(self, plugin: str) -> list[ConfigKeyInfo]:
+        """The config keys of a connector plugin; NotFound for an unknown one."""
+        return config_validation.plugin_config(self.worker.plugins, plugin)
+
+    def validate(self, config: Mapping[str, str]) -> ConfigInfos:
+        """Validate a connector config against its `connector.class` (errors are in the answer)."""
+        settings = self.worker.config.settings
+        return config_validation.validate(self.worker.plugins, config, settings.exactly_once,
+                                          settings.refuse_unknown_keys, self.worker.config)
+
+    # log levels ------------------------------------------------------------------------------
+
+    def logger_levels(self) -> dict[str, LoggerLevel]:
+        """Loggers with an explicit level, and root (this worker's: its flow's in dedicated mode)."""
+        return self.worker.log_levels.all_levels()
+
+    def logger_level(self, name: str) -> LoggerLevel:
+        """One logger's level; NotFound if no such logger exists."""
+        found = self.worker.log_levels.describe(name)
+        if found is None:
+            raise NotFound(f"Logger {name} not found.")
+        return found
+
+    @staticmethod
+    def _require_level(level: str) -> None:
+        if level.upper() not in loggers.LEVELS:
+            raise NotFound(f"invalid log level '{level}'.")
+
+    def set_worker_logger_level(self, namespace: str, level: str) -> list[str]:
+        """Set the level of `namespace` and the loggers below it on this worker; the affected names."""
+        self._require_level(level)
+        return self.worker.log_levels.set_level(namespace, level)
+
+    def set_cluster_logger_level(self, namespace: str, level: str) -> None:
+        """Set the level on every worker, through the config topic (KIP-976)."""
+        self._require_level(level)
+        self.worker.configs.put_logger_level(namespace, level.upper())

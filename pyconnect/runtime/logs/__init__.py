@@ -1,0 +1,1 @@
+"""Log levels by logger, per flow and per worker of a process."""

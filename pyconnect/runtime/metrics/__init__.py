@@ -1,0 +1,1 @@
+"""Metrics: the Prometheus endpoint, the worker's figures and their recent history."""
