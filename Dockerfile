@@ -1,9 +1,9 @@
 # syntax=docker/dockerfile:1
-# pyconnect (distribution: replikafka): Kafka Connect / MirrorMaker 2 compatible worker. Two images:
+# replikafka: Kafka Connect / MirrorMaker 2 compatible worker. Two images:
 #   docker build -t replikafka .                            slim (the default): worker and MirrorMaker 2
 #   docker build --target spark -t replikafka:spark .       slim + PySpark and a Java 17 runtime, for backfills
-#   docker run replikafka distributed /etc/pyconnect/worker.properties
-#   docker run replikafka mirror-maker /etc/pyconnect/mm2.properties [--clusters B]
+#   docker run replikafka distributed /etc/replikafka/worker.properties
+#   docker run replikafka mirror-maker /etc/replikafka/mm2.properties [--clusters B]
 # The default (last) stage is the slim image: replication needs neither Spark nor a JVM. Only backfill
 # tasks (connectors/mirror/backfill_task.py) need the spark image.
 
@@ -32,7 +32,7 @@ RUN apt-get update \
     && apt-get install -y --no-install-recommends tini=0.19.* \
     && rm -rf /var/lib/apt/lists/* \
     && useradd --uid 10001 --no-create-home --shell /usr/sbin/nologin connect \
-    && mkdir -p /etc/pyconnect && chown 10001 /etc/pyconnect
+    && mkdir -p /etc/replikafka && chown 10001 /etc/replikafka
 COPY examples /usr/share/replikafka/examples
 ENV PATH=/opt/replikafka/bin:$PATH \
     PYTHONUNBUFFERED=1
@@ -41,8 +41,8 @@ EXPOSE 8083 9404
 HEALTHCHECK --interval=15s --timeout=5s --start-period=60s --retries=3 \
     CMD ["python", "-c", "import sys, urllib.request; sys.exit(0 if urllib.request.urlopen('http://127.0.0.1:8083/health', timeout=4).status == 200 else 1)"]
 # tini forwards SIGTERM to the worker, which leaves the cluster and commits offsets before exiting.
-ENTRYPOINT ["tini", "--", "pyconnect"]
-CMD ["distributed", "/etc/pyconnect/worker.properties"]
+ENTRYPOINT ["tini", "--", "replikafka"]
+CMD ["distributed", "/etc/replikafka/worker.properties"]
 
 # For backfills: a Java 17 runtime for PySpark. JAVA_HOME is where the installed `java` really lives
 # (/usr/lib/jvm/java-17-openjdk-<arch>), linked to a fixed path at build time, so any architecture works.

@@ -1,6 +1,6 @@
-"""`pyconnect backfill`: run a MirrorSource connector's backfill once, in this process, with progress.
+"""`replikafka backfill`: run a MirrorSource connector's backfill once, in this process, with progress.
 
-    pyconnect backfill worker.properties mirror-source.properties [--topic T ...] [--threshold N]
+    replikafka backfill worker.properties mirror-source.properties [--topic T ...] [--threshold N]
 
 The worker file names the Connect cluster whose offsets topic holds the connector's offsets (the plan
 and the hand-over are written there, so the connector's streaming tasks start exactly where the
@@ -26,7 +26,7 @@ from pyconnect.config.worker import WorkerConfig, load_worker_config
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    bf = sub.add_parser("backfill", help="bulk-copy the backlog of a MirrorSource connector's topics on Spark")
+    bf = sub.add_parser("backfill", help="bulk-copy a MirrorSource connector's backlog on Spark")
     bf.add_argument("worker_properties", help="worker.properties of the Connect cluster (offsets topic)")
     bf.add_argument("connector_properties", help="the MirrorSourceConnector config (name=..., spark.*)")
     bf.add_argument("--topic", action="append", default=[], help="backfill only this source topic (repeatable)")

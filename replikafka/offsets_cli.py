@@ -1,6 +1,6 @@
-"""`pyconnect offsets translate`: the fail-over step of a runbook.
+"""`replikafka offsets translate`: the fail-over step of a runbook.
 
-    pyconnect offsets translate --target-bootstrap B:9092 --source-alias A --group orders-app [--apply]
+    replikafka offsets translate --target-bootstrap B:9092 --source-alias A --group orders-app [--apply]
 
 Prints the group's offsets on the target translated from the checkpoints MirrorCheckpointConnector
 wrote there (table or --format json). With --apply they are committed to the same group on the

@@ -1,4 +1,4 @@
-"""`pyconnect standalone worker.properties [connector1.properties ...]` (and `pyconnect-standalone`),
+"""`replikafka standalone worker.properties [connector1.properties ...]` (and `pyconnect-standalone`),
 shaped like Connect's connect-standalone.sh.
 
 Startup, as ConnectStandalone does it: the worker file is read and validated (StandaloneConfig), the

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Install the runtime and the embedded broker (no test extras, no apt-get) and run one local Kafka-protocol broker
-# until Ctrl-C. Extra arguments go to `pyconnect local-broker` (--port N, --cluster-id NAME); see docs/brokers.md.
+# until Ctrl-C. Extra arguments go to `replikafka local-broker` (--port N, --cluster-id NAME); see docs/brokers.md.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh demo

@@ -1,4 +1,4 @@
-"""`pyconnect local-broker`: a local broker to try things, with the client settings it needs.
+"""`replikafka local-broker`: a local broker to try things, with the client settings it needs.
 
 It starts, a produce/consume round trip works against the printed address with the printed settings (and
 ListOffsets then reports the exact end, what the settings are for), SIGINT stops it and leaves no process; a
@@ -187,13 +187,13 @@ def test_the_printed_settings_are_in_no_user_default() -> None:
             assert key not in text, f"{path.relative_to(REPO)} sets {key}"
 
 
-def test_add_parser_gives_pyconnect_the_local_broker_subcommand() -> None:
-    """What replikafka/cli.py adds: `pyconnect local-broker [--port N] [--cluster-id NAME]`."""
+def test_add_parser_gives_replikafka_the_local_broker_subcommand() -> None:
+    """What replikafka/cli.py adds: `replikafka local-broker [--port N] [--cluster-id NAME]`."""
     import argparse
 
     from replikafka.broker_cli import DEFAULT_PORT, add_parser
 
-    parser = argparse.ArgumentParser(prog="pyconnect")
+    parser = argparse.ArgumentParser(prog="replikafka")
     add_parser(parser.add_subparsers(dest="command", required=True))
     args = parser.parse_args(["local-broker", "--port", "0", "--cluster-id", "try"])
     assert (args.command, args.port, args.cluster_id) == ("local-broker", 0, "try")

@@ -1,8 +1,8 @@
 """`--version` on every command: the installed distribution's version from package metadata.
 
 Followed: Kafka's scripts print AppInfoParser's version (`kafka-run-class.sh ... --version`); here every entry
-point of pyproject.toml's [project.scripts] and `python -m replikafka` print `replikafka <version>` and exit 0,
-even where the command has required arguments.
+point of pyproject.toml's [project.scripts] (`replikafka` and its `pyconnect*` aliases) and `python -m replikafka`
+print `replikafka <version>` and exit 0, even where the command has required arguments.
 """
 
 from __future__ import annotations
@@ -19,6 +19,9 @@ from tests.harness.workers import REPO
 BIN = Path(sys.executable).parent
 COMMANDS = {
     "python -m replikafka": [sys.executable, "-m", "replikafka", "--version"],
+    "replikafka": [str(BIN / "replikafka"), "--version"],
+    "replikafka mirror-maker": [str(BIN / "replikafka"), "mirror-maker", "--version"],
+    "replikafka offsets": [str(BIN / "replikafka"), "offsets", "--version"],
     "pyconnect": [str(BIN / "pyconnect"), "--version"],
     "pyconnect mirror-maker": [str(BIN / "pyconnect"), "mirror-maker", "--version"],
     "pyconnect-distributed": [str(BIN / "pyconnect-distributed"), "--version"],

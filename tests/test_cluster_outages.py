@@ -4,11 +4,10 @@ Target outage: the worker's own cluster is the target, so the worker is out of i
 session timeout; it stops its tasks (their lease expired), and when the cluster is back it rejoins and the tasks
 resume from their last commit. Source outage: the tasks wait for the source and carry on. Either way no record is
 lost, order is kept per partition, and no operator acts. The default suite freezes for OUTAGE_S (15 s, past the
-10 s session timeout); `-m slow` runs the 60 s outage of the issue (PYCONNECT_OUTAGE_SECONDS overrides)."""
+10 s session timeout); `-m slow` runs the 60 s outage of the issue (REPLIKAFKA_OUTAGE_SECONDS overrides)."""
 
 from __future__ import annotations
 
-import os
 import threading
 import time
 from collections.abc import Callable
@@ -18,6 +17,7 @@ from typing import Any
 import pytest
 from confluent_kafka import Producer
 
+from pyconnect.environment import env_value
 from tests.harness.connectors import all_running
 from tests.harness.durable import durable_broker
 from tests.harness.faults import own_brokers
@@ -118,7 +118,7 @@ def _replicate_through(cluster: Cluster, a: Any, b: Any, seconds: float, frozen:
           f"{duplicates} duplicate(s), caught up {caught_up:.1f}s after the broker's return")
 
 
-OUTAGE_S = float(os.environ.get("PYCONNECT_OUTAGE_SECONDS", "15"))
+OUTAGE_S = float(env_value("OUTAGE_SECONDS", "15"))
 
 
 def test_target_cluster_outage(tmp_path: Path) -> None:
@@ -132,7 +132,7 @@ def test_source_cluster_outage(tmp_path: Path) -> None:
 @pytest.mark.slow
 @pytest.mark.parametrize("frozen", ["target", "source"])
 def test_sixty_second_outage(tmp_path: Path, frozen: str) -> None:
-    _outage(tmp_path, float(os.environ.get("PYCONNECT_OUTAGE_SECONDS", "60")), frozen)
+    _outage(tmp_path, float(env_value("OUTAGE_SECONDS", "60")), frozen)
 
 
 @pytest.mark.skip(reason="Tansu's S3 storage loses acknowledged writes across a restart: a plain idempotent "

@@ -83,7 +83,7 @@ def test_each_target_runs_as_a_user_with_the_modes_ports_and_health_check(target
     for needed in ("--no-install-recommends", "rm -rf /var/lib/apt/lists", "tini"):
         assert needed in runs, needed
     entrypoint = json.loads(_values(chain, "ENTRYPOINT")[-1])
-    assert entrypoint == ["tini", "--", "pyconnect"], "exec form; the first argument picks the mode"
+    assert entrypoint == ["tini", "--", "replikafka"], "exec form; the first argument picks the mode"
     assert json.loads(_values(chain, "CMD")[-1])[0] == "distributed"
     assert {"8083", "9404"} <= set(" ".join(_values(chain, "EXPOSE")).split())
     assert "http://127.0.0.1:8083/health" in _values(chain, "HEALTHCHECK")[-1]

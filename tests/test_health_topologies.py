@@ -176,14 +176,14 @@ def test_chart_probes_with_one_two_and_three_mirrors(mirrors: int, brokers: dict
     (name, text), = by_kind(docs, "ConfigMap")["data"].items()
     path = tmp_path / name
     path.write_text(text)
-    args = [str(path) if arg == f"/etc/pyconnect/config/{name}" else arg for arg in container["args"]]
+    args = [str(path) if arg == f"/etc/replikafka/config/{name}" else arg for arg in container["args"]]
     ports = {p["name"]: p["containerPort"] for p in container["ports"]}
     target = container["args"][-1]
     flows = [f"{m['source']['alias']}->{target}" for m in yaml.safe_load(values_file.read_text())["mirrors"]]
     assert len(flows) == mirrors
     named = flows if mirrors > 1 else []  # one flow: its own API at /, with Connect's messages as they are
-    # ENTRYPOINT ["tini", "--", "pyconnect"]: the console script of this install; POD_IP as Kubernetes sets it.
-    process = Process([str(BIN / "pyconnect"), *args], tmp_path / "mm.log", port, {"POD_IP": "127.0.0.1"})
+    # ENTRYPOINT ["tini", "--", "replikafka"]: the console script of this install; POD_IP as Kubernetes sets it.
+    process = Process([str(BIN / "replikafka"), *args], tmp_path / "mm.log", port, {"POD_IP": "127.0.0.1"})
     try:
         for probe in ("readinessProbe", "livenessProbe"):
             get = container[probe]["httpGet"]

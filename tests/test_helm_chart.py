@@ -57,13 +57,13 @@ def test_value_set_renders_valid_manifests(values_file: Path) -> None:
     if name == "mm2.properties":
         cfg = MirrorMakerConfig(parse_properties(text, name), resolve_providers=False)
         target = container["args"][-1]
-        assert container["args"][:2] == ["mirror-maker", "/etc/pyconnect/config/mm2.properties"]
+        assert container["args"][:2] == ["mirror-maker", "/etc/replikafka/config/mm2.properties"]
         # The process runs the flows into its target (`--clusters target`): one per mirror, whatever their number.
         mirrors = (yaml.safe_load(values_file.read_text()) or {}).get("mirrors", [])
         assert {str(f) for f in cfg.flows if f.target == target} == {
             f"{m['source']['alias']}->{target}" for m in mirrors}
     else:
-        assert container["args"] == ["distributed", "/etc/pyconnect/config/worker.properties"]
+        assert container["args"] == ["distributed", "/etc/replikafka/config/worker.properties"]
 
 
 @pytest.mark.parametrize("enabled", [False, True], ids=["monitoring-off", "monitoring-on"])

@@ -11,6 +11,7 @@ from typing import Any
 
 import httpx
 
+from pyconnect.environment import env_value
 from tests.harness.brokers import Broker, free_port
 from tests.harness.kafka_io import create_topic, produce_many, read_to_end, topic_names
 from tests.harness.mirror import mm2_settings
@@ -83,20 +84,20 @@ def test_bad_files_exit_with_one_line(tmp_path: Path, broker: Broker, broker_b: 
 
 
 def test_sasl_cluster_with_password_from_file(tmp_path: Path) -> None:
-    """Needs a SASL/SCRAM cluster: PYCONNECT_TEST_SASL_BOOTSTRAP, _USER, _PASSWORD (e.g. Kafka in Docker)."""
-    import os
-
+    """Needs a SASL/SCRAM cluster: REPLIKAFKA_TEST_SASL_BOOTSTRAP, _USER, _PASSWORD (e.g. Kafka in Docker)."""
     import pytest
 
-    bootstrap = os.environ.get("PYCONNECT_TEST_SASL_BOOTSTRAP")
+    bootstrap = env_value("TEST_SASL_BOOTSTRAP")
     if not bootstrap:
         pytest.skip("no SASL cluster: Tansu rejects every SCRAM/PLAIN login; "
-                    "set PYCONNECT_TEST_SASL_BOOTSTRAP/_USER/_PASSWORD to run against Kafka")
+                    "set REPLIKAFKA_TEST_SASL_BOOTSTRAP/_USER/_PASSWORD to run against Kafka")
+    user, password = env_value("TEST_SASL_USER"), env_value("TEST_SASL_PASSWORD")
+    assert user and password, "REPLIKAFKA_TEST_SASL_BOOTSTRAP needs REPLIKAFKA_TEST_SASL_USER and _PASSWORD too"
     secrets = tmp_path / "secrets.properties"
-    secrets.write_text(f"password={os.environ['PYCONNECT_TEST_SASL_PASSWORD']}\n")
+    secrets.write_text(f"password={password}\n")
     sasl = ("security.protocol = SASL_PLAINTEXT\nsasl.mechanism = SCRAM-SHA-512\n"
             "sasl.jaas.config = org.apache.kafka.common.security.scram.ScramLoginModule required "
-            f'username="{os.environ["PYCONNECT_TEST_SASL_USER"]}" password="${{file:{secrets}:password}}";\n')
+            f'username="{user}" password="${{file:{secrets}:password}}";\n')
     port = free_port()
     topic = f"sasl{uuid.uuid4().hex[:6]}"
     path = tmp_path / "mm2.properties"
@@ -112,4 +113,4 @@ def test_sasl_cluster_with_password_from_file(tmp_path: Path) -> None:
     finally:
         proc.send_signal(signal.SIGTERM)
         proc.wait(30)
-    assert os.environ["PYCONNECT_TEST_SASL_PASSWORD"] not in (tmp_path / "mm.log").read_text()
+    assert password not in (tmp_path / "mm.log").read_text()

@@ -12,11 +12,10 @@ a second connector (a SequenceSourceConnector on the workers' cluster), so that 
 measures what the REST load costs the mirror and not time spent paused. Latencies are measured by the client
 threads of this process: on a busy 2-core machine they include this process's own GIL contention.
 
-The default suite runs PYCONNECT_REST_LOAD_SECONDS (default 15) per window; `-m slow` runs the issue's 60 s."""
+The default suite runs REPLIKAFKA_REST_LOAD_SECONDS (default 15) per window; `-m slow` runs the issue's 60 s."""
 
 from __future__ import annotations
 
-import os
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -24,6 +23,7 @@ from typing import Any
 
 import pytest
 
+from pyconnect.environment import env_value
 from rest.forwarding import CONFLICT, NO_LEADER
 from tests.harness.brokers import Broker, start_broker
 from tests.harness.connectors import all_running, sequence_connector
@@ -34,7 +34,7 @@ from tests.harness.traffic import Sample, Traffic
 from tests.harness.workers import wait_for
 
 CLIENTS, PAUSERS, PARTITIONS = 50, 3, 4
-RATE_ENV = os.environ.get("PYCONNECT_REST_LOAD_RATE")
+RATE_ENV = env_value("REST_LOAD_RATE")
 DOCUMENTED_409 = {NO_LEADER, CONFLICT}
 
 
@@ -126,7 +126,7 @@ def _rest_under_load(broker: Broker, broker_b: Broker, cluster_factory: Any, uni
           f"records, no gap")
 
 
-SECONDS = float(os.environ.get("PYCONNECT_REST_LOAD_SECONDS", "15"))
+SECONDS = float(env_value("REST_LOAD_SECONDS", "15"))
 
 
 @pytest.fixture
@@ -151,4 +151,4 @@ def test_rest_under_load(load_clusters: tuple[Broker, Broker], cluster_factory: 
 def test_rest_under_load_sixty_seconds(load_clusters: tuple[Broker, Broker], cluster_factory: Any, unique: str,
                                        tmp_path: Path) -> None:
     _rest_under_load(*load_clusters, cluster_factory, unique, tmp_path,
-                     float(os.environ.get("PYCONNECT_REST_LOAD_SECONDS", "60")), float(RATE_ENV or 2000))
+                     float(env_value("REST_LOAD_SECONDS", "60")), float(RATE_ENV or 2000))

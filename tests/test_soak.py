@@ -1,7 +1,7 @@
 """Soaks: MirrorSource on a three-worker cluster while records keep arriving and workers die.
 
 - `test_soak_restarts_while_streaming` (slow): workers restarted in turn, alternately with SIGTERM and kill -9,
-  for `PYCONNECT_SOAK_SECONDS` (default 300).
+  for `REPLIKAFKA_SOAK_SECONDS` (default 300).
 - `test_random_kills` (slow): 20 kill -9 of random workers in 10 minutes.
 - `test_random_kills_short` (default suite): the same for 80 s, a kill due every 25 s; a kill waits for the
   previous one's recovery (the dead worker's session timeout, then the tasks' restart), so 2 or 3 fit.
@@ -12,16 +12,16 @@ uncommitted windows of the kills, everything RUNNING at the end.
 
 from __future__ import annotations
 
-import os
 from typing import Any
 
 import pytest
 
+from pyconnect.environment import env_value
 from tests.harness.brokers import Broker
 from tests.harness.soak import alternate, random_kills, run_soak
 
-SOAK_SECONDS = float(os.environ.get("PYCONNECT_SOAK_SECONDS", "300"))
-SEED = int(os.environ.get("PYCONNECT_SOAK_SEED", "1119"))
+SOAK_SECONDS = float(env_value("SOAK_SECONDS", "300"))
+SEED = int(env_value("SOAK_SEED", "1119"))
 
 
 @pytest.mark.slow

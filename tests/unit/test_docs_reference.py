@@ -87,5 +87,6 @@ def test_every_rest_path_is_in_the_rest_reference() -> None:
 def test_every_command_is_in_the_commands_reference() -> None:
     text = cli_help.cli_page()
     for command in ("distributed", "standalone", "mirror-maker", "demo", "offsets", "backfill", "local-broker"):
-        assert f"## `pyconnect {command}`" in text
-    assert "usage: pyconnect mirror-maker" in text
+        assert f"## `replikafka {command}`" in text
+    assert "usage: replikafka mirror-maker" in text
+    assert "## `replikafka`" in text and "`REPLIKAFKA_LOG_FORMAT`" in text
