@@ -1,4 +1,4 @@
-"""Worker processes for tests: real `python -m pyconnect distributed` processes on loopback."""
+"""Worker processes for tests: real `python -m replikafka distributed` processes on loopback."""
 
 from __future__ import annotations
 
