@@ -98,7 +98,7 @@ def create_app(worker: Worker) -> FastAPI:
     herder = Herder(worker)
     routing = Routing(herder, Forwarder(client_verify(worker.config.raw)))
     auth = BasicAuth.from_worker(worker.config.raw)
-    app = _ConnectApi(title="pyconnect REST API (Kafka Connect compatible)", version=pyconnect.__version__,
+    app = _ConnectApi(title="replikafka REST API (Kafka Connect compatible)", version=pyconnect.__version__,
                       redirect_slashes=False)
     errors.install(app)
 

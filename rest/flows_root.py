@@ -61,7 +61,7 @@ def server_info(herders: Mapping[str, Herder]) -> dict[str, Any]:
 def create_root_app(herders: Mapping[str, Herder], auth: BasicAuth | None) -> FastAPI:
     """The root app of a multi-flow process: `/` and `/health` for all `herders` (by flow name); every
     other root path answers Connect's 404 body."""
-    app = FastAPI(title="pyconnect MirrorMaker root", version=pyconnect.__version__, redirect_slashes=False,
+    app = FastAPI(title="replikafka MirrorMaker root", version=pyconnect.__version__, redirect_slashes=False,
                   openapi_url=None, docs_url=None, redoc_url=None)
     errors.install(app)
 
