@@ -30,8 +30,9 @@ from rest.listener import ListenerBindError, bind_listener
 log = logging.getLogger("pyconnect")
 
 
-
 def setup_logging(level: str = "INFO", fmt: str | None = None, log_file: str | None = None) -> None:
+    """The process's logging: `fmt`, else `REPLIKAFKA_LOG_FORMAT` (or the older `PYCONNECT_LOG_FORMAT`), else
+    text; to `log_file` when given, else stderr."""
     from pyconnect.logging_context import configure
     from pyconnect.runtime.logs.flow_loggers import LevelFilter
 

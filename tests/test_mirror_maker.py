@@ -14,21 +14,8 @@ import httpx
 from pyconnect.environment import env_value
 from tests.harness.brokers import Broker, free_port
 from tests.harness.kafka_io import create_topic, produce_many, read_to_end, topic_names
-from tests.harness.mirror import mm2_settings
+from tests.harness.mirror import mm2_file
 from tests.harness.workers import REPO, wait_for
-
-
-def mm2_file(path: Path, a: Broker, b: Broker, port: int, topic_prefix: str) -> Path:
-    path.write_text(f"""# like Apache's config/connect-mirror-maker.properties
-clusters = A, B
-A.bootstrap.servers = {a.bootstrap}
-B.bootstrap.servers = {b.bootstrap}
-A->B.enabled = true
-A->B.topics = {topic_prefix}.*
-B->A.enabled = false
-listeners=http://127.0.0.1:{port}
-""" + mm2_settings({"A": a, "B": b}))
-    return path
 
 
 def test_apache_style_file_runs_unchanged(tmp_path: Path, broker: Broker, broker_b: Broker) -> None:

@@ -20,8 +20,8 @@ import pytest
 
 from tests.harness.brokers import Broker, free_port
 from tests.harness.kafka_io import create_topic, produce_many, read_to_end
+from tests.harness.mirror import mm2_file
 from tests.harness.workers import REPO, wait_for
-from tests.test_mirror_maker import mm2_file
 
 BIN = Path(sys.executable).parent
 SUBCOMMANDS = ("distributed", "standalone", "mirror-maker", "demo", "offsets", "backfill", "local-broker")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from connectors.mirror.formats import OffsetSync
 from connectors.mirror.offset_sync_store import OffsetSyncStore
 from tests.harness.brokers import Broker
@@ -63,6 +65,20 @@ def mm2_settings(clusters: dict[str, Broker]) -> str:
         lines += [f"{alias}.{role}.{k}={v}" for k, v in broker.client_overrides.items()
                   for role in ("producer", "consumer")]
     return "\n".join(lines) + "\n"
+
+
+def mm2_file(path: Path, a: Broker, b: Broker, port: int, topic_prefix: str) -> Path:
+    """A dedicated-mode file from A to B for the topics `topic_prefix.*`, REST on `port`, B->A off."""
+    path.write_text(f"""# like Apache's config/connect-mirror-maker.properties
+clusters = A, B
+A.bootstrap.servers = {a.bootstrap}
+B.bootstrap.servers = {b.bootstrap}
+A->B.enabled = true
+A->B.topics = {topic_prefix}.*
+B->A.enabled = false
+listeners=http://127.0.0.1:{port}
+""" + mm2_settings({"A": a, "B": b}))
+    return path
 
 
 def offset_syncs(bootstrap: str, topic: str = "mm2-offset-syncs.B.internal", idle: float = 1.0) -> list[OffsetSync]:
