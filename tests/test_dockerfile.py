@@ -84,7 +84,8 @@ def test_each_target_runs_as_a_user_with_the_modes_ports_and_health_check(target
         assert needed in runs, needed
     entrypoint = json.loads(_values(chain, "ENTRYPOINT")[-1])
     assert entrypoint == ["tini", "--", "replikafka"], "exec form; the first argument picks the mode"
-    assert json.loads(_values(chain, "CMD")[-1])[0] == "distributed"
+    assert json.loads(_values(chain, "CMD")[-1]) == ["distributed", "/etc/replikafka/worker.properties"]
+    assert "mkdir -p /etc/replikafka && chown 10001 /etc/replikafka" in runs, "the config directory follows the name"
     assert {"8083", "9404"} <= set(" ".join(_values(chain, "EXPOSE")).split())
     assert "http://127.0.0.1:8083/health" in _values(chain, "HEALTHCHECK")[-1]
     # The modes the entrypoint accepts exist in the CLI.
