@@ -24,6 +24,7 @@ from pyconnect.api.data import OPTIONAL_BYTES_SCHEMA, OPTIONAL_STRING_SCHEMA, Da
 from pyconnect.api.numbers import java_float_string
 from pyconnect.converters.configs import STRING_CONFIG, ConverterConfigError, parse
 from pyconnect.converters.json_converter import JsonConverter
+from pyconnect.converters.numbers import JAVA_NAMES as PRIMITIVE_NAMES
 from pyconnect.converters.simple_header import SimpleHeaderConverter
 
 
@@ -176,6 +177,7 @@ JAVA_NAMES: dict[str, type] = {
     "org.apache.kafka.connect.storage.StringConverter": StringConverter,
     "org.apache.kafka.connect.json.JsonConverter": JsonConverter,
     "org.apache.kafka.connect.storage.SimpleHeaderConverter": SimpleHeaderConverter,
+    **PRIMITIVE_NAMES,
 }
 
 __all__ = ["JAVA_NAMES", "NULL_SCHEMA_AND_VALUE", "ByteArrayConverter", "JsonConverter", "SimpleHeaderConverter",

@@ -33,6 +33,9 @@ JSON_CONFIG = ConfigDef([
     _TYPE,
 ])
 
+#: Connect's ConverterConfig: what the boolean and number converters accept.
+CONVERTER_CONFIG = ConfigDef([_TYPE])
+
 STRING_CONFIG = ConfigDef([
     ConfigKey("converter.encoding", ConfigType.STRING, "UTF-8", Importance.HIGH,
               "The name of the Java character set to use for encoding strings as byte arrays."),
