@@ -17,6 +17,7 @@ from typing import Any
 
 import orjson
 
+from pyconnect.api.config import ConfigDef
 from pyconnect.api.converter import (
     NULL_SCHEMA_AND_VALUE,
     Converter,
@@ -51,6 +52,9 @@ class JsonConverter(Converter, HeaderConverter):
 
     def __init__(self) -> None:
         self.configure({})
+
+    def config_def(self) -> ConfigDef:
+        return JSON_CONFIG
 
     def configure(self, configs: Mapping[str, str], is_key: bool = False) -> None:
         """Converter.configure(configs, is_key) and HeaderConverter.configure(configs) alike: the JSON

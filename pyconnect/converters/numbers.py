@@ -11,6 +11,7 @@ import struct
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from pyconnect.api.config import ConfigDef
 from pyconnect.api.converter import Converter, Deserialize, HeaderConverter, SchemaAndValue, SchemaSerialize, Serialize
 from pyconnect.api.data import (
     OPTIONAL_BOOLEAN_SCHEMA,
@@ -33,6 +34,9 @@ class PrimitiveConverter(Converter, HeaderConverter):
     FORMAT = ">i"
     SCHEMA: Schema = OPTIONAL_INT32_SCHEMA
     TYPE_NAME = "integer"
+
+    def config_def(self) -> ConfigDef:
+        return CONVERTER_CONFIG
 
     def configure(self, configs: Mapping[str, str], is_key: bool = False) -> None:
         """`converter.type` is the only setting (Connect's ConverterConfig)."""

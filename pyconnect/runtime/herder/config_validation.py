@@ -10,9 +10,10 @@ from typing import Any
 
 from pyconnect.api.config import ConfigKey, ConfigValue, config_string
 from pyconnect.api.connector import SourceConnector
+from pyconnect.api.plugin_version import mismatch, version_spec_validator
 from pyconnect.api.sink import SinkConnector
 from pyconnect.config.worker import WorkerConfig
-from pyconnect.plugins import PluginNotFound, PluginRegistry
+from pyconnect.plugins import PluginNotFound, PluginRegistry, find_component
 from pyconnect.runtime.client_overrides import with_override_errors
 from pyconnect.runtime.connector_config import common_definition, transform_errors
 from pyconnect.runtime.herder import input_checks
@@ -136,14 +137,28 @@ def require_valid(plugins: PluginRegistry, config: Mapping[str, str], exactly_on
                     config.get("name"), input_checks.unknown_key_message(key, suggestion))
 
 
-def plugin_config(plugins: PluginRegistry, plugin: str) -> list[ConfigKeyInfo]:
-    """The plugin's own keys first, then the common keys it does not define (Connect's order)."""
+def plugin_config(plugins: PluginRegistry, plugin: str, version: str | None = None) -> list[ConfigKeyInfo]:
+    """A connector's own keys first, then the common keys it does not define (Connect's order); a
+    converter's, header converter's, transformation's or predicate's own keys (Connect 3.x+). With
+    `version` (a Maven range), a plugin whose installed version is outside it is a BadConfig."""
     try:
-        connector = plugins.resolve(plugin).cls()
-        own = connector.config_def()
+        info = plugins.resolve(plugin)
     except PluginNotFound:
-        raise NotFound(f"Unknown plugin {plugin}.") from None
+        component = find_component(plugin)
+        if component is None:
+            raise NotFound(f"Unknown plugin {plugin}.") from None
+        _require_version(component.class_name, component.version(), version)
+        return [key_info(k) for k in component.config_def().keys.values()]
+    _require_version(info.java_class, info.version(), version)
+    connector = info.cls()
+    own = connector.config_def()
     keys = dict(own.keys)
     for name, key in common_definition(isinstance(connector, SinkConnector)).keys.items():
         keys.setdefault(name, key)
     return [key_info(k) for k in keys.values()]
+
+
+def _require_version(class_name: str, installed: str, spec: str | None) -> None:
+    problem = version_spec_validator("version", spec) or mismatch(class_name, installed, spec)
+    if problem:
+        raise BadConfig(problem)
