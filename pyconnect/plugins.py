@@ -12,14 +12,16 @@ from __future__ import annotations
 
 import builtins
 import threading
+from collections.abc import Mapping
 from dataclasses import dataclass
 from importlib.metadata import entry_points
+from typing import Any
 
 from pyconnect.api.config import ConfigDef
 from pyconnect.api.connector import Connector
 from pyconnect.api.converter import Converter, HeaderConverter
-from pyconnect.api.loading import ClassLoadError, import_class
-from pyconnect.api.plugin_version import plugin_version
+from pyconnect.api.loading import ClassLoadError, import_class, load_class
+from pyconnect.api.plugin_version import mismatch, plugin_version
 from pyconnect.converters import ALIASES as CONVERTER_ALIASES
 from pyconnect.converters import GROUP as CONVERTER_GROUP
 from pyconnect.converters.builtin import JAVA_NAMES as CONVERTER_JAVA_NAMES
@@ -203,3 +205,36 @@ def find_component(name: str) -> ComponentPlugin | None:
         if isinstance(cls, type) and issubclass(cls, base):
             return ComponentPlugin(wanted, kind, cls)
     return None
+
+
+# The class keys whose installed version a `<key>.plugin.version` may require, with their base class.
+_VERSIONED_CLASS_KEYS: dict[str, builtins.type] = {
+    "key.converter": Converter, "value.converter": Converter, "header.converter": HeaderConverter}
+
+
+def version_errors(config: Mapping[str, Any], connector: PluginInfo,
+                   worker_classes: Mapping[str, str]) -> dict[str, list[str]]:
+    """KIP-891's check of `connector.plugin.version` and `key|value|header.converter.plugin.version`:
+    the installed version of the connector, or of the converter the connector uses (its own
+    `<side>.converter`, else the worker's in `worker_classes`), against the required range. A mismatch
+    is Kafka's message on both the class key and the version key."""
+    errors: dict[str, list[str]] = {}
+
+    def report(class_key: str, version_key: str, message: str | None) -> None:
+        if message:
+            for key in (class_key, version_key):
+                errors.setdefault(key, []).append(message)
+
+    report("connector.class", "connector.plugin.version",
+           mismatch(connector.java_class, connector.version(), config.get("connector.plugin.version")))
+    for class_key, base in _VERSIONED_CLASS_KEYS.items():
+        spec = config.get(f"{class_key}.plugin.version")
+        name = config.get(class_key) or worker_classes.get(class_key)
+        if spec is None or not name:
+            continue
+        try:
+            cls = load_class(str(name), base, CONVERTER_ALIASES, CONVERTER_GROUP)
+        except ClassLoadError:
+            continue  # the class key's own validator reports it
+        report(class_key, f"{class_key}.plugin.version", mismatch(_name_of(cls), plugin_version(cls), spec))
+    return errors

@@ -13,7 +13,7 @@ from pyconnect.api.connector import SourceConnector
 from pyconnect.api.plugin_version import mismatch, version_spec_validator
 from pyconnect.api.sink import SinkConnector
 from pyconnect.config.worker import WorkerConfig
-from pyconnect.plugins import PluginNotFound, PluginRegistry, find_component
+from pyconnect.plugins import PluginNotFound, PluginRegistry, find_component, version_errors
 from pyconnect.runtime.client_overrides import with_override_errors
 from pyconnect.runtime.connector_config import common_definition, transform_errors
 from pyconnect.runtime.herder import input_checks
@@ -70,9 +70,10 @@ def validated(plugins: PluginRegistry, config: Mapping[str, str], exactly_once: 
     if class_name is None:
         raise BadConfig(f"Connector config {java_map_string(config)} contains no connector type")
     try:
-        connector = plugins.resolve(class_name).cls()
+        info = plugins.resolve(class_name)
     except PluginNotFound as exc:
         raise BadConfig(str(exc)) from None  # Connect's BadRequestException (Kafka 4.x)
+    connector = info.cls()
     own = connector.config_def()
     chain = transforms.validate(config)
     transform_errors(chain, config)
@@ -84,9 +85,8 @@ def validated(plugins: PluginRegistry, config: Mapping[str, str], exactly_once: 
     if isinstance(connector, SourceConnector):
         exactly_once_errors(connector, config, values, exactly_once)
     if sink:
-        for name, messages in sink_errors(config).items():
-            if name in values:
-                values[name].errors.extend(m for m in messages if m not in values[name].errors)
+        _add_errors(values, sink_errors(config))
+    _add_errors(values, version_errors(config, info, _worker_converters(worker)))
     input_checks.report_errors(given, values)
     configs = [ConfigInfo(key_info(key), _value_info(name, key, values.get(name)))
                for name, key in definition.keys.items()]
@@ -156,6 +156,20 @@ def plugin_config(plugins: PluginRegistry, plugin: str, version: str | None = No
     for name, key in common_definition(isinstance(connector, SinkConnector)).keys.items():
         keys.setdefault(name, key)
     return [key_info(k) for k in keys.values()]
+
+
+def _worker_converters(worker: WorkerConfig | None) -> dict[str, str]:
+    if worker is None:
+        return {}
+    settings = worker.settings
+    return {"key.converter": settings.key_converter, "value.converter": settings.value_converter,
+            "header.converter": settings.header_converter}
+
+
+def _add_errors(values: dict[str, ConfigValue], errors: Mapping[str, list[str]]) -> None:
+    for name, messages in errors.items():
+        if name in values:
+            values[name].errors.extend(m for m in messages if m not in values[name].errors)
 
 
 def _require_version(class_name: str, installed: str, spec: str | None) -> None:
