@@ -35,16 +35,18 @@ ALIAS_KEYS = ConfigDef([
     ConfigKey(PREDICATES, ConfigType.LIST, [], Importance.LOW, "Aliases for the predicates used by "
               "transformations.", group="Predicates", order=8, display_name="Predicates", validator=_unique_aliases),
 ])
+_VERSION = ConfigKey(VERSION_KEY, ConfigType.STRING, None, Importance.LOW,
+                     "Version (or Maven version range, e.g. [1.0,2.0)) that the installed plugin of this alias "
+                     "(transformation or predicate) must have (KIP-891); unset or 'latest' is no requirement, a "
+                     "mismatch refuses the config.",
+                     validator=version_spec_validator)
 _IMPLICIT = ConfigDef([
     ConfigKey(PREDICATE_KEY, ConfigType.STRING, None, Importance.MEDIUM,
               "The alias of a predicate used to determine whether to apply this transformation."),
     ConfigKey(NEGATE_KEY, ConfigType.BOOLEAN, False, Importance.MEDIUM,
               "Whether the configured predicate should be negated."),
+    _VERSION,
 ])
-_VERSION = ConfigKey(VERSION_KEY, ConfigType.STRING, None, Importance.LOW,
-                     "Version (or Maven version range) that the installed plugin of this alias must have (KIP-891); "
-                     "unset or 'latest' is no requirement, a mismatch refuses the config.",
-                     validator=version_spec_validator)
 _BASES: dict[str, type] = {"Transformation": Transformation, "Predicate": Predicate}
 
 
@@ -79,7 +81,7 @@ def _own_config_def(name: Any, kind: str) -> ConfigDef:
     except Exception as exc:
         raise ValueError(f"Error getting config definition from {kind}: {exc}") from None
     # the implicit keys mask a plugin's keys of the same names
-    implicit = _IMPLICIT.merge(ConfigDef([_VERSION])) if kind == "Transformation" else ConfigDef([_VERSION])
+    implicit = _IMPLICIT if kind == "Transformation" else ConfigDef([_VERSION])
     return implicit.merge(ConfigDef(k for k in own.keys.values() if k.name not in implicit.keys))
 
 
