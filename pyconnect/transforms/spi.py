@@ -5,23 +5,15 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Mapping
-from importlib.metadata import PackageNotFoundError
-from importlib.metadata import version as dist_version
 from typing import Any
 
 from pyconnect.api.config import ConfigDef
 from pyconnect.api.data import Schema
+from pyconnect.api.plugin_version import project_version
 from pyconnect.transforms.record import ConnectRecord
 
-
-def _project_version() -> str:
-    try:
-        return dist_version("replikafka")
-    except PackageNotFoundError:  # running from a source tree that was never installed
-        return "0.1.0"
-
-
-VERSION = _project_version()
+#: The project's distribution version: what the built-in transforms and predicates report.
+VERSION = project_version()
 
 
 class Transformation(ABC):

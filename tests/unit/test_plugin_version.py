@@ -79,3 +79,20 @@ def test_every_component_type_is_listed_and_found() -> None:
     found = find_component("TimestampConverter$Value")
     assert found is not None and "target.type" in found.config_def().keys
     assert find_component("NoSuchThing") is None
+
+
+def test_transform_and_predicate_versions_are_checked_and_not_passed_on() -> None:
+    """`transforms.<alias>.plugin.version` and `predicates.<alias>.plugin.version` (ConnectorConfig's
+    enriched keys): a mismatch is an error on the type and version keys; a matching range builds the chain."""
+    from pyconnect.transforms import build_chain, validate
+
+    config = {"transforms": "drop", "transforms.drop.type": "Filter", "transforms.drop.predicate": "h",
+              "transforms.drop.plugin.version": project_version(), "predicates": "h",
+              "predicates.h.type": "HasHeaderKey", "predicates.h.name": "x", "predicates.h.plugin.version": "[9,)"}
+    errors = validate(config).errors
+    wanted = mismatch("org.apache.kafka.connect.transforms.predicates.HasHeaderKey", project_version(), "[9,)")
+    assert errors == {"predicates.h.type": [wanted], "predicates.h.plugin.version": [wanted]}
+    assert validate({**config, "transforms.drop.plugin.version": "(,0.0.1)"}).errors[
+        "transforms.drop.plugin.version"] == [mismatch("org.apache.kafka.connect.transforms.Filter",
+                                                       project_version(), "(,0.0.1)")]
+    build_chain({**config, "predicates.h.plugin.version": f"[{project_version()},)"}).close()
