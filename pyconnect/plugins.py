@@ -55,8 +55,20 @@ class PluginInfo:
         return str(getattr(self.cls, "java_class_name", f"{self.cls.__module__}.{self.cls.__name__}"))
 
     def version(self) -> str:
-        """The version of the distribution providing the connector (pyconnect.api.plugin_version)."""
-        return plugin_version(self.cls)
+        """The connector's `version()`: by default that of the distribution providing it
+        (pyconnect.api.plugin_version)."""
+        return declared_version(self.cls)
+
+
+def declared_version(cls: builtins.type) -> str:
+    """A plugin's version as Connect reads it, from an instance's `version()` (Versioned); the
+    distribution's version for a class without one, or whose instance cannot be created bare."""
+    if callable(getattr(cls, "version", None)):
+        try:
+            return str(cls().version())
+        except Exception:  # noqa: BLE001 - a plugin that needs arguments or fails to build still gets listed
+            pass
+    return plugin_version(cls)
 
 
 def _strip_suffix(name: str) -> str:
@@ -144,7 +156,8 @@ class ComponentPlugin:
     cls: builtins.type
 
     def version(self) -> str:
-        return plugin_version(self.cls)
+        """What the plugin's `version()` says (transforms, predicates); a converter's distribution version."""
+        return declared_version(self.cls)
 
     def config_def(self) -> ConfigDef:
         """The plugin's keys (Connect's `config()` of a fresh instance)."""
@@ -236,5 +249,5 @@ def version_errors(config: Mapping[str, Any], connector: PluginInfo,
             cls = load_class(str(name), base, CONVERTER_ALIASES, CONVERTER_GROUP)
         except ClassLoadError:
             continue  # the class key's own validator reports it
-        report(class_key, f"{class_key}.plugin.version", mismatch(_name_of(cls), plugin_version(cls), spec))
+        report(class_key, f"{class_key}.plugin.version", mismatch(_name_of(cls), declared_version(cls), spec))
     return errors

@@ -10,7 +10,7 @@ from typing import Any
 
 from pyconnect.api.config import ConfigDef, ConfigException, ConfigKey, ConfigType, ConfigValue, Importance
 from pyconnect.api.loading import ClassLoadError
-from pyconnect.api.plugin_version import mismatch, plugin_version, version_spec_validator
+from pyconnect.api.plugin_version import mismatch, version_spec_validator
 from pyconnect.transforms.chain import TransformationChain, TransformationStage
 from pyconnect.transforms.registry import concrete_subclasses, java_name, resolve_class
 from pyconnect.transforms.simple_config import key_errors
@@ -163,7 +163,7 @@ def _version_errors(config: Mapping[str, Any], values: dict[str, ConfigValue]) -
             if version_key not in values or values[version_key].errors or values[type_key].errors:
                 continue
             cls = plugin_class(config.get(type_key), kind)
-            problem = mismatch(java_name(cls), plugin_version(cls), config.get(version_key))
+            problem = mismatch(java_name(cls), cls().version(), config.get(version_key))
             if problem:
                 values[type_key].errors.append(problem)
                 values[version_key].errors.append(problem)

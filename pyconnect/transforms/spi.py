@@ -9,7 +9,7 @@ from typing import Any
 
 from pyconnect.api.config import ConfigDef
 from pyconnect.api.data import Schema
-from pyconnect.api.plugin_version import project_version
+from pyconnect.api.plugin_version import plugin_version, project_version
 from pyconnect.transforms.record import ConnectRecord
 
 #: The project's distribution version: what the built-in transforms and predicates report.
@@ -23,8 +23,9 @@ class Transformation(ABC):
     record. A transform is used by one task thread at a time."""
 
     def version(self) -> str:
-        """The built-in transforms carry the project's version (Connect: the Kafka version)."""
-        return VERSION
+        """The version of the distribution providing the transform: the project's for the built-ins
+        (Connect: the Kafka version)."""
+        return plugin_version(type(self))
 
     @abstractmethod
     def config_def(self) -> ConfigDef:
@@ -47,7 +48,8 @@ class Predicate(ABC):
     """A condition on a record, deciding whether a transform applies (Connect's Predicate)."""
 
     def version(self) -> str:
-        return VERSION
+        """The version of the distribution providing the predicate (the project's for the built-ins)."""
+        return plugin_version(type(self))
 
     @abstractmethod
     def config_def(self) -> ConfigDef:

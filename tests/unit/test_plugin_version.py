@@ -96,3 +96,23 @@ def test_transform_and_predicate_versions_are_checked_and_not_passed_on() -> Non
         "transforms.drop.plugin.version"] == [mismatch("org.apache.kafka.connect.transforms.Filter",
                                                        project_version(), "(,0.0.1)")]
     build_chain({**config, "predicates.h.plugin.version": f"[{project_version()},)"}).close()
+
+
+def test_a_plugin_that_declares_its_version_is_listed_with_it() -> None:
+    """Connect reads a plugin's version from its `version()` (Versioned): a class that overrides it is
+    listed and checked with that; otherwise its distribution's version."""
+    from pyconnect.plugins import PluginInfo, declared_version
+    from pyconnect.transforms.filter import Filter
+    from tests.harness.plugins import ValidateOnlyConnector
+
+    class Pinned(Filter):
+        def version(self) -> str:
+            return "5.0"
+
+    class PinnedConnector(ValidateOnlyConnector):
+        def version(self) -> str:
+            return "7.1"
+
+    assert declared_version(Pinned) == "5.0" and declared_version(Filter) == project_version()
+    assert PluginInfo("p", PinnedConnector).version() == "7.1"
+    assert mismatch("p", PluginInfo("p", PinnedConnector).version(), "[7.0,8.0)") is None
