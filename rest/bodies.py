@@ -48,6 +48,8 @@ def connector_info(info: ConnectorInfo) -> Json:
 
 def _state_fields(state: ConnectorState) -> Json:
     out: Json = {"state": state.state, "worker_id": state.worker_id}
+    if state.version is not None:  # KIP-891 (Kafka 4.1): the plugin version the connector runs with
+        out["version"] = state.version
     if state.trace:
         out["trace"] = state.trace  # @JsonInclude(NON_EMPTY)
     if state.progress is not None:
@@ -59,7 +61,7 @@ def _state_fields(state: ConnectorState) -> Json:
 
 
 def task_state(state: TaskState) -> Json:
-    """A task's `{"id", "state", "worker_id", "trace"?}`."""
+    """A task's `{"id", "state", "worker_id", "version"?, "trace"?}`."""
     return {"id": state.id, **_state_fields(state)}
 
 

@@ -53,6 +53,8 @@ class ConnectorState(BaseModel):
     state: str
     worker_id: str
     trace: str | None = Field(default=None, description="left out when empty")
+    version: str | None = Field(default=None, description="the installed version of the connector's plugin "
+                                "(KIP-891); left out when the plugin is not installed")
     auto_restart: AutoRestartStatus | None = Field(
         default=None, description="a connector's entry only, after an auto-restart (auto.restart.enabled); "
         "left out when no restart was made since the count was last reset")

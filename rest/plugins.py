@@ -28,8 +28,8 @@ def router(herder: Herder) -> APIRouter:
         return [bodies.plugin(p) for p in herder.plugins(connectorsOnly)]
 
     @api.get("/{plugin}/config", responses={200: {"model": list[ConfigKeyInfo]}, **ERRORS})
-    def plugin_config(plugin: str) -> Any:
-        return [bodies.config_key(k) for k in herder.plugin_config(plugin)]
+    def plugin_config(plugin: str, version: str | None = None) -> Any:
+        return [bodies.config_key(k) for k in herder.plugin_config(plugin, version)]
 
     @api.put("/{plugin}/config/validate", responses={200: {"model": ConfigInfos}, **ERRORS})
     def validate(plugin: str, config: dict[str, Any]) -> Any:

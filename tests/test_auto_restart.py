@@ -83,8 +83,8 @@ def test_distributed_leader_restarts_a_failed_task_and_counts_it(cluster_factory
     assert set(values) == {f"0:{n}" for n in range(COUNT)}, "records before and after the failure"
     stamp = st["connector"]["auto_restart"]["last_restart_timestamp"]
     assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z", stamp), stamp
-    assert set(st["connector"]) == {"state", "worker_id", "auto_restart"}, "Connect's fields plus one"
-    assert set(st["tasks"][0]) == {"id", "state", "worker_id"}, "task entries keep Connect's shape"
+    assert set(st["connector"]) == {"state", "worker_id", "version", "auto_restart"}, "Connect's fields plus one"
+    assert set(st["tasks"][0]) == {"id", "state", "worker_id", "version"}, "task entries keep Connect 4.1's shape"
     logs = "".join(w.log_path.read_text(errors="replace") for w in cluster.workers)
     assert f"configured to fail at {FAIL_AT}" in logs, "the task did fail"
     assert f"[{name}] auto-restarting the connector and its failed tasks (restart 1)" in logs

@@ -101,7 +101,7 @@ def test_connector_and_task_status_shapes(rest_cluster: Cluster, running: tuple[
     name, _topic = running
     st = f1.request("GET", f"/connectors/{name}/status").json()
     assert set(st) == {"name", "connector", "tasks", "type"} and [t["id"] for t in st["tasks"]] == [0, 1]
-    assert set(st["tasks"][0]) == {"id", "state", "worker_id"}
+    assert set(st["tasks"][0]) == {"id", "state", "worker_id", "version"}  # KIP-891 (Kafka 4.1) adds version
     assert f1.request("GET", f"/connectors/{name}/tasks/1/status").json()["id"] == 1
 
 
@@ -355,6 +355,9 @@ def test_validate_hides_passwords_shows_defaults_and_names_the_class_as_given(re
     values = {c["value"]["name"]: c["value"]["value"] for c in body["configs"]}
     assert values == {"name": "v", "connector.class": SecretSourceConnector.PATH, "tasks.max": "3",
                       "key.converter": None, "value.converter": None, "header.converter": None,
+                      # KIP-891's version requirements, unset
+                      "connector.plugin.version": None, "key.converter.plugin.version": None,
+                      "value.converter.plugin.version": None, "header.converter.plugin.version": None,
                       "secret": "[hidden]", "fallback.secret": "[hidden]", "level": "info", "ratio": "1.0E-4",
                       "hosts": "a,b", "flag": "true", "transforms": "", "predicates": "", "errors.tolerance": "none",
                       "errors.retry.timeout": "0", "errors.retry.delay.max.ms": "60000", "errors.log.enable": "false",

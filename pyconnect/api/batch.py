@@ -14,6 +14,7 @@ from typing import Any, Protocol
 
 from pyconnect.api.connector import OffsetStorageReader
 from pyconnect.api.metrics import TaskMetrics
+from pyconnect.api.plugin_version import plugin_version
 from pyconnect.api.records import SourceOffset, SourcePartition
 
 
@@ -49,7 +50,8 @@ class BatchTask(ABC):
         self.context = context
 
     def version(self) -> str:
-        return "0.1.0"
+        """The version of the distribution providing this class (pyconnect.api.plugin_version)."""
+        return plugin_version(type(self))
 
     @abstractmethod
     def start(self, config: Mapping[str, str]) -> None:

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from pyconnect.api.config import ConfigDef, ConfigValue
 from pyconnect.api.metrics import TaskMetrics
+from pyconnect.api.plugin_version import plugin_version
 from pyconnect.api.records import MessageRun, SourceOffset, SourcePartition, SourceRecord
 
 if TYPE_CHECKING:  # batch.py and sink.py build on this module
@@ -74,7 +75,8 @@ class Connector(ABC):
         self.context = context
 
     def version(self) -> str:
-        return "0.1.0"
+        """The version of the distribution providing this class (pyconnect.api.plugin_version)."""
+        return plugin_version(type(self))
 
     @abstractmethod
     def config_def(self) -> ConfigDef:
@@ -155,7 +157,8 @@ class SourceTask(ABC):
         self.context = context
 
     def version(self) -> str:
-        return "0.1.0"
+        """The version of the distribution providing this class (pyconnect.api.plugin_version)."""
+        return plugin_version(type(self))
 
     @abstractmethod
     def start(self, config: Mapping[str, str]) -> None:

@@ -18,6 +18,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping
 from typing import Any, NamedTuple
 
+from pyconnect.api.config import ConfigDef
 from pyconnect.api.data import DataException, Schema
 
 
@@ -41,6 +42,11 @@ SchemaSerialize = Callable[[str, Schema | None, Any], bytes | None]
 
 class Converter(ABC):
     """Connect's org.apache.kafka.connect.storage.Converter."""
+
+    def config_def(self) -> ConfigDef:
+        """The settings `configure` reads (Connect's `Converter.config()`, what
+        `GET /connector-plugins/<converter>/config` lists); none by default."""
+        return ConfigDef()
 
     def configure(self, configs: Mapping[str, str], is_key: bool) -> None:
         """Settings given as `<side>.converter.<key>` (e.g. `schemas.enable`); `is_key` says which side."""
@@ -74,6 +80,10 @@ class Converter(ABC):
 
 class HeaderConverter(ABC):
     """Connect's org.apache.kafka.connect.storage.HeaderConverter: one header value at a time."""
+
+    def config_def(self) -> ConfigDef:
+        """The settings `configure` reads (Connect's `HeaderConverter.config()`); none by default."""
+        return ConfigDef()
 
     def configure(self, configs: Mapping[str, str]) -> None:
         """Settings given as `header.converter.<key>`, without the prefix."""

@@ -21,6 +21,7 @@ from typing import NamedTuple, Protocol
 
 from pyconnect.api.connect_record import ConnectRecord
 from pyconnect.api.connector import Connector
+from pyconnect.api.plugin_version import plugin_version
 
 
 class TopicPartition(NamedTuple):
@@ -115,7 +116,8 @@ class SinkTask(ABC):
         self.context = context
 
     def version(self) -> str:
-        return "0.1.0"
+        """The version of the distribution providing this class (pyconnect.api.plugin_version)."""
+        return plugin_version(type(self))
 
     @abstractmethod
     def start(self, config: Mapping[str, str]) -> None:

@@ -10,7 +10,7 @@ import codecs
 from collections.abc import Mapping
 from typing import Any
 
-from pyconnect.api.config import java_double_string
+from pyconnect.api.config import ConfigDef, java_double_string
 from pyconnect.api.converter import (
     NULL_SCHEMA_AND_VALUE,
     Converter,
@@ -22,8 +22,9 @@ from pyconnect.api.converter import (
 )
 from pyconnect.api.data import OPTIONAL_BYTES_SCHEMA, OPTIONAL_STRING_SCHEMA, DataException, Schema, SchemaType
 from pyconnect.api.numbers import java_float_string
-from pyconnect.converters.configs import STRING_CONFIG, ConverterConfigError, parse
+from pyconnect.converters.configs import CONVERTER_CONFIG, STRING_CONFIG, ConverterConfigError, parse
 from pyconnect.converters.json_converter import JsonConverter
+from pyconnect.converters.numbers import JAVA_NAMES as PRIMITIVE_NAMES
 from pyconnect.converters.simple_header import SimpleHeaderConverter
 
 
@@ -45,6 +46,9 @@ def string(value: Any) -> bytes | None:
 
 class ByteArrayConverter(Converter, HeaderConverter):
     """org.apache.kafka.connect.converters.ByteArrayConverter: reads as OPTIONAL_BYTES_SCHEMA."""
+
+    def config_def(self) -> ConfigDef:
+        return CONVERTER_CONFIG
 
     def configure(self, configs: Mapping[str, str], is_key: bool = False) -> None:
         return None
@@ -132,6 +136,9 @@ class StringConverter(Converter, HeaderConverter):
         self.encoding = "utf-8"
         self._serialize: Serialize = string
 
+    def config_def(self) -> ConfigDef:
+        return STRING_CONFIG
+
     def configure(self, configs: Mapping[str, str], is_key: bool = False) -> None:
         self.encoding = _encoding(configs, is_key)
         if self.encoding == "utf-8":
@@ -176,6 +183,7 @@ JAVA_NAMES: dict[str, type] = {
     "org.apache.kafka.connect.storage.StringConverter": StringConverter,
     "org.apache.kafka.connect.json.JsonConverter": JsonConverter,
     "org.apache.kafka.connect.storage.SimpleHeaderConverter": SimpleHeaderConverter,
+    **PRIMITIVE_NAMES,
 }
 
 __all__ = ["JAVA_NAMES", "NULL_SCHEMA_AND_VALUE", "ByteArrayConverter", "JsonConverter", "SimpleHeaderConverter",

@@ -30,8 +30,16 @@ JSON_CONFIG = ConfigDef([
               validator=one_of("BASE64", "NUMERIC")),
     ConfigKey("replace.null.with.default", ConfigType.BOOLEAN, True, Importance.LOW,
               "Whether to replace fields that have a default value and that are null to the default value."),
+    ConfigKey("schema.content", ConfigType.STRING, None, Importance.MEDIUM,
+              "When set, this is used as the schema for all messages, and the schemas within each of the message "
+              "will be ignored. Otherwise, the schema will be included in the content of each message. This "
+              "configuration applies only 'schemas.enable' is true, and it exclusively affects the sink connector "
+              "(reading records); with 'schemas.enable' false it is refused, since it would have no effect."),
     _TYPE,
 ])
+
+#: Connect's ConverterConfig: what the boolean and number converters accept.
+CONVERTER_CONFIG = ConfigDef([_TYPE])
 
 STRING_CONFIG = ConfigDef([
     ConfigKey("converter.encoding", ConfigType.STRING, "UTF-8", Importance.HIGH,

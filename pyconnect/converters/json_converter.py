@@ -2,7 +2,9 @@
 
 Settings (JsonConverterConfig): `schemas.enable` (default true: every value is the envelope
 `{"schema": ..., "payload": ...}`), `schemas.cache.size` (1000), `decimal.format` (BASE64 or NUMERIC),
-`replace.null.with.default` (true: a null with a default reads and writes as the default).
+`replace.null.with.default` (true: a null with a default reads and writes as the default),
+`schema.content` (KIP-1054: a Connect JSON schema every record is read with, the record then being
+the bare payload; reading only, and only with `schemas.enable`, which is why it is refused without it).
 
 `serializer()` is the schemaless fast path of `json_format`; `schema_serializer()` writes Connect data
 with its schema (a None schema takes the fast path); `deserializer()` reads either layout back.
@@ -17,6 +19,7 @@ from typing import Any
 
 import orjson
 
+from pyconnect.api.config import ConfigDef
 from pyconnect.api.converter import (
     NULL_SCHEMA_AND_VALUE,
     Converter,
@@ -27,7 +30,7 @@ from pyconnect.api.converter import (
     Serialize,
 )
 from pyconnect.api.data import DataException, Schema
-from pyconnect.converters.configs import JSON_CONFIG, parse
+from pyconnect.converters.configs import JSON_CONFIG, ConverterConfigError, parse
 from pyconnect.converters.json_format import dumps, json_converter
 from pyconnect.converters.json_read import JsonReader, schemaless
 from pyconnect.converters.json_schema import SchemaTranslator
@@ -52,6 +55,9 @@ class JsonConverter(Converter, HeaderConverter):
     def __init__(self) -> None:
         self.configure({})
 
+    def config_def(self) -> ConfigDef:
+        return JSON_CONFIG
+
     def configure(self, configs: Mapping[str, str], is_key: bool = False) -> None:
         """Converter.configure(configs, is_key) and HeaderConverter.configure(configs) alike: the JSON
         written and read does not depend on the side."""
@@ -62,6 +68,21 @@ class JsonConverter(Converter, HeaderConverter):
         self.writer = JsonWriter(numeric, settings["replace.null.with.default"])
         self.reader = JsonReader(settings["replace.null.with.default"])
         self.schemas = SchemaTranslator(settings["schemas.cache.size"], self.writer, self.reader)
+        self.fixed: tuple[Schema, bool] | None = self._fixed_schema(settings["schema.content"])
+
+    def _fixed_schema(self, content: str | None) -> tuple[Schema, bool] | None:
+        """The schema of `schema.content` and whether its payloads need exact decimals; None unset or empty."""
+        if not content:
+            return None
+        if not self.schemas_enable:
+            raise ConverterConfigError("Invalid value for configuration schema.content: it applies only when "
+                                       "schemas.enable is true", {"schema.content": ["needs schemas.enable=true"]})
+        try:
+            schema, exact = self.schemas.read_schema(orjson.loads(content))
+        except (orjson.JSONDecodeError, DataException) as exc:
+            raise DataException(f"Failed to parse schema in converter config due to serialization error: {exc}") \
+                from None
+        return None if schema is None else (schema, exact)
 
     def serializer(self) -> Serialize:
         return self._serialize
@@ -88,6 +109,10 @@ class JsonConverter(Converter, HeaderConverter):
         doc = _parse_json(data)
         if not self.schemas_enable:
             return SchemaAndValue(None, schemaless(doc))
+        if self.fixed is not None:  # schema.content: the whole record is the payload
+            fixed, exact = self.fixed
+            payload = json.loads(data, parse_float=Decimal) if exact else doc
+            return SchemaAndValue(fixed, self.reader.to_connect(fixed, payload))
         if not (isinstance(doc, dict) and len(doc) == 2 and "schema" in doc and "payload" in doc):
             raise DataException(ENVELOPE_REQUIRED)
         schema, exact = self.schemas.read_schema(doc["schema"])

@@ -12,6 +12,7 @@ from pyconnect.api.config import (
     at_least,
     non_empty_string_without_control_chars,
 )
+from pyconnect.api.plugin_version import version_spec_validator
 from pyconnect.config.auto_restart_keys import CONNECTOR_KEYS as AUTO_RESTART_KEYS
 from pyconnect.config.worker import header_converter_class
 from pyconnect.converters import converter_class
@@ -60,6 +61,15 @@ COMMON = ConfigDef([
               documentation="HeaderConverter class for the header values of this connector's records "
               "(unset: the worker's header.converter).",
               validator=header_converter_class),
+    # KIP-891's version requirements (Maven ranges); pyconnect.plugins.version_errors refuses a mismatch.
+    *(ConfigKey(f"{what}.plugin.version", ConfigType.STRING, None, Importance.LOW, group="Common", order=order,
+                documentation=f"Version (or Maven version range, e.g. [1.0,2.0)) that the installed {text} must "
+                "have; a bare version is an exact requirement, 'latest' or unset is none. The version of a "
+                "plugin is that of the Python distribution providing it (GET /connector-plugins lists it); "
+                f"a mismatch refuses the config.", validator=version_spec_validator)
+      for what, text, order in (("connector", "connector", 7), ("key.converter", "key converter", 8),
+                                ("value.converter", "value converter", 9),
+                                ("header.converter", "header converter", 10))),
     # Connect's SourceConnectorConfig keys of exactly-once support (KIP-618): see runtime/source/transactions.py.
     ConfigKey("exactly.once.support", ConfigType.STRING, "requested", Importance.MEDIUM, group=EOS, order=1,
               documentation="Permitted values are requested, required. If set to \"required\", forces a "

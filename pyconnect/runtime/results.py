@@ -35,6 +35,8 @@ class ConnectorState:
     progress: dict[str, Any] | None = None
     #: A connector's auto-restart count and last restart (runtime/auto_restart.py); an extension too.
     auto_restart: AutoRestartRecord | None = None
+    #: The installed version of the connector's plugin (KIP-891); None when it is not installed.
+    version: str | None = None
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -10,8 +10,9 @@ from typing import Any
 
 from pyconnect.api.config import ConfigDef, ConfigException, ConfigKey, ConfigType, ConfigValue, Importance
 from pyconnect.api.loading import ClassLoadError
+from pyconnect.api.plugin_version import mismatch, version_spec_validator
 from pyconnect.transforms.chain import TransformationChain, TransformationStage
-from pyconnect.transforms.registry import concrete_subclasses, resolve_class
+from pyconnect.transforms.registry import concrete_subclasses, java_name, resolve_class
 from pyconnect.transforms.simple_config import key_errors
 from pyconnect.transforms.spi import Predicate, Transformation
 
@@ -19,6 +20,7 @@ TRANSFORMS = "transforms"
 PREDICATES = "predicates"
 PREDICATE_KEY = "predicate"
 NEGATE_KEY = "negate"
+VERSION_KEY = "plugin.version"
 
 
 def _unique_aliases(_name: str, value: Any) -> str | None:
@@ -33,11 +35,17 @@ ALIAS_KEYS = ConfigDef([
     ConfigKey(PREDICATES, ConfigType.LIST, [], Importance.LOW, "Aliases for the predicates used by "
               "transformations.", group="Predicates", order=8, display_name="Predicates", validator=_unique_aliases),
 ])
+_VERSION = ConfigKey(VERSION_KEY, ConfigType.STRING, None, Importance.LOW,
+                     "Version (or Maven version range, e.g. [1.0,2.0)) that the installed plugin of this alias "
+                     "(transformation or predicate) must have (KIP-891); unset or 'latest' is no requirement, a "
+                     "mismatch refuses the config.",
+                     validator=version_spec_validator)
 _IMPLICIT = ConfigDef([
     ConfigKey(PREDICATE_KEY, ConfigType.STRING, None, Importance.MEDIUM,
               "The alias of a predicate used to determine whether to apply this transformation."),
     ConfigKey(NEGATE_KEY, ConfigType.BOOLEAN, False, Importance.MEDIUM,
               "Whether the configured predicate should be negated."),
+    _VERSION,
 ])
 _BASES: dict[str, type] = {"Transformation": Transformation, "Predicate": Predicate}
 
@@ -72,9 +80,9 @@ def _own_config_def(name: Any, kind: str) -> ConfigDef:
         own: ConfigDef = cls().config_def()
     except Exception as exc:
         raise ValueError(f"Error getting config definition from {kind}: {exc}") from None
-    if kind == "Transformation":  # the implicit keys mask a transform's keys of the same names
-        return _IMPLICIT.merge(ConfigDef(k for k in own.keys.values() if k.name not in _IMPLICIT.keys))
-    return own
+    # the implicit keys mask a plugin's keys of the same names
+    implicit = _IMPLICIT if kind == "Transformation" else ConfigDef([_VERSION])
+    return implicit.merge(ConfigDef(k for k in own.keys.values() if k.name not in implicit.keys))
 
 
 def _type_validator(config: Mapping[str, Any], prefix: str, kind: str) -> Any:
@@ -142,7 +150,23 @@ def validate(config: Mapping[str, Any]) -> TransformValidation:
     for key in [*ALIAS_KEYS.keys.values(), *extra.keys.values()]:
         value, errors = key_errors(key, config)
         values[key.name] = ConfigValue(key.name, value, errors)
+    _version_errors(config, values)
     return TransformValidation(extra, values)
+
+
+def _version_errors(config: Mapping[str, Any], values: dict[str, ConfigValue]) -> None:
+    """Kafka's version check of each alias's plugin (AbstractHerder): a mismatch is an error on both
+    the alias's `type` and its `plugin.version`."""
+    for key, kind in ((TRANSFORMS, "Transformation"), (PREDICATES, "Predicate")):
+        for alias in aliases(config, key):
+            type_key, version_key = f"{key}.{alias}.type", f"{key}.{alias}.{VERSION_KEY}"
+            if version_key not in values or values[version_key].errors or values[type_key].errors:
+                continue
+            cls = plugin_class(config.get(type_key), kind)
+            problem = mismatch(java_name(cls), cls().version(), config.get(version_key))
+            if problem:
+                values[type_key].errors.append(problem)
+                values[version_key].errors.append(problem)
 
 
 def _with_prefix(config: Mapping[str, Any], prefix: str) -> dict[str, Any]:
@@ -155,6 +179,7 @@ def _stage(config: Mapping[str, Any], alias: str, defined: ConfigDef) -> Transfo
     own = _with_prefix(config, prefix)
     predicate_alias = own.pop(PREDICATE_KEY, None)
     negate = str(own.pop(NEGATE_KEY, "false")).strip().lower() == "true"
+    own.pop(VERSION_KEY, None)  # the runtime's requirement (checked by validate), not the transform's setting
     transformation.configure(own)
     if predicate_alias is None:
         return TransformationStage(transformation, alias=alias)
@@ -162,7 +187,7 @@ def _stage(config: Mapping[str, Any], alias: str, defined: ConfigDef) -> Transfo
     if predicate_prefix + "type" not in defined.keys:
         raise ConfigException(f"Unknown configuration '{predicate_prefix}type'")
     predicate: Predicate = plugin_class(config[predicate_prefix + "type"], "Predicate")()
-    predicate.configure(_with_prefix(config, predicate_prefix))
+    predicate.configure({k: v for k, v in _with_prefix(config, predicate_prefix).items() if k != VERSION_KEY})
     return TransformationStage(transformation, predicate, negate, alias)
 
 

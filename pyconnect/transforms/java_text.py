@@ -56,8 +56,8 @@ def _field(letter: str, width: int, when: dt.datetime) -> str:
         return name if width >= 4 else name[:3]
     if letter == "a":
         return "AM" if when.hour < 12 else "PM"
-    if letter in "ZX":
-        return "Z" if letter == "X" else "+0000"
+    if letter in "ZXz":
+        return {"X": "Z", "Z": "+0000", "z": "UTC"}[letter]
     raise ValueError(f"Illegal pattern character '{letter}'")
 
 
@@ -86,9 +86,33 @@ def _tokens(pattern: str) -> list[tuple[str, int] | str]:
     return tokens
 
 
+_TEXT = {"E": "[A-Za-z]+", "a": "AM|PM", "z": "[A-Za-z]+", "Z": "[+-]\\d{4}", "X": "Z|[+-]\\d{2}(?::?\\d{2})?"}
+_ZONES = {"UTC": 0, "GMT": 0, "Z": 0}
+
+
+def _field_regex(letter: str, width: int, next_numeric: bool) -> str:
+    """The regex a field parses with: a numeric field followed directly by another takes exactly its
+    width (Java's adjacent-field rule, `yyyyMMdd`); otherwise any number of digits."""
+    if letter == "M" and width >= 3:
+        return "[A-Za-z]+"
+    if letter in _TEXT:
+        return _TEXT[letter]
+    return f"\\d{{{width}}}" if next_numeric else "[+-]?\\d+"
+
+
+def _offset_minutes(text: str) -> int:
+    if text in _ZONES:
+        return _ZONES[text]
+    if text[0] not in "+-":
+        raise ValueError(f"Unknown time zone {text}")
+    digits = text[1:].replace(":", "")
+    minutes = int(digits[:2]) * 60 + (int(digits[2:4]) if len(digits) > 2 else 0)
+    return -minutes if text[0] == "-" else minutes
+
+
 class SimpleDateFormat:
-    """Formats UTC instants with a Java SimpleDateFormat pattern (the letters Connect configs use:
-    y M d H h k K m s S D E a, quoted literals; zones print as UTC)."""
+    """Formats and parses UTC instants with a Java SimpleDateFormat pattern (the letters Connect configs
+    use: y M d H h k K m s S D E a z Z X, quoted literals; zones print as UTC)."""
 
     def __init__(self, pattern: str) -> None:
         self.pattern = pattern
@@ -97,3 +121,35 @@ class SimpleDateFormat:
     def format(self, when: dt.datetime) -> str:
         utc = when.astimezone(dt.UTC) if when.tzinfo else when
         return "".join(t if isinstance(t, str) else _field(t[0], t[1], utc) for t in self._tokens)
+
+    def parse(self, text: str) -> dt.datetime:
+        """The instant `text` stands for (UTC unless it names a zone); ValueError when it does not match."""
+        parts: list[str] = []
+        fields: list[tuple[str, int]] = []
+        for i, token in enumerate(self._tokens):
+            if isinstance(token, str):
+                parts.append(re.escape(token))
+                continue
+            following = self._tokens[i + 1] if i + 1 < len(self._tokens) else None
+            numeric_next = isinstance(following, tuple) and following[0] not in _TEXT
+            parts.append(f"({_field_regex(token[0], token[1], numeric_next)})")
+            fields.append(token)
+        match = re.fullmatch("".join(parts), text.strip())
+        if match is None:
+            raise ValueError(f"Unparseable date: \"{text}\"")
+        return _instant(dict(zip((f[0] for f in fields), match.groups(), strict=True)))
+
+
+def _instant(found: dict[str, str]) -> dt.datetime:
+    """The UTC instant of parsed field texts (SimpleDateFormat's lenient defaults: 1970-01-01 00:00)."""
+    month_text = found.get("M", "1")
+    month = int(month_text) if month_text.isdigit() else 1 + [m[:3].lower() for m in _MONTHS].index(
+        month_text[:3].lower())
+    hour = int(found.get("H", found.get("k", "0"))) % 24
+    if "h" in found or "K" in found:
+        hour = int(found.get("h", found.get("K", "0"))) % 12 + (12 if found.get("a") == "PM" else 0)
+    when = dt.datetime(int(found.get("y", "1970")), month, 1, hour, int(found.get("m", "0")), int(found.get("s", "0")),
+                       tzinfo=dt.UTC)
+    when += dt.timedelta(days=int(found.get("d", "1")) - 1, milliseconds=int(found.get("S", "0")))
+    zone = found.get("z") or found.get("Z") or found.get("X")
+    return when - dt.timedelta(minutes=_offset_minutes(zone)) if zone else when

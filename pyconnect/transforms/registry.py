@@ -9,6 +9,7 @@ from pyconnect.api.loading import load_class
 from pyconnect.transforms.cast import CastKey, CastValue
 from pyconnect.transforms.extract_field import ExtractFieldKey, ExtractFieldValue
 from pyconnect.transforms.filter import Filter
+from pyconnect.transforms.flatten import FlattenKey, FlattenValue
 from pyconnect.transforms.header_from import HeaderFromKey, HeaderFromValue
 from pyconnect.transforms.header_transforms import DropHeaders, InsertHeader
 from pyconnect.transforms.hoist_field import HoistFieldKey, HoistFieldValue
@@ -17,7 +18,9 @@ from pyconnect.transforms.mask_field import MaskFieldKey, MaskFieldValue
 from pyconnect.transforms.predicates import HasHeaderKey, RecordIsTombstone, TopicNameMatches
 from pyconnect.transforms.replace_field import ReplaceFieldKey, ReplaceFieldValue
 from pyconnect.transforms.routers import RegexRouter, TimestampRouter
+from pyconnect.transforms.set_schema_metadata import SetSchemaMetadataKey, SetSchemaMetadataValue
 from pyconnect.transforms.spi import Predicate, Transformation
+from pyconnect.transforms.timestamp_converter import TimestampConverterKey, TimestampConverterValue
 from pyconnect.transforms.value_to_key import ValueToKey
 
 TRANSFORMS_PACKAGE = "org.apache.kafka.connect.transforms"
@@ -36,6 +39,9 @@ _TRANSFORMS: dict[str, type[Transformation]] = {
     "HoistField$Key": HoistFieldKey, "HoistField$Value": HoistFieldValue,
     "Cast$Key": CastKey, "Cast$Value": CastValue,
     "HeaderFrom$Key": HeaderFromKey, "HeaderFrom$Value": HeaderFromValue,
+    "Flatten$Key": FlattenKey, "Flatten$Value": FlattenValue,
+    "TimestampConverter$Key": TimestampConverterKey, "TimestampConverter$Value": TimestampConverterValue,
+    "SetSchemaMetadata$Key": SetSchemaMetadataKey, "SetSchemaMetadata$Value": SetSchemaMetadataValue,
 }
 _PREDICATES: dict[str, type[Predicate]] = {
     "TopicNameMatches": TopicNameMatches, "HasHeaderKey": HasHeaderKey, "RecordIsTombstone": RecordIsTombstone,

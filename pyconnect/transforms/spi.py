@@ -5,23 +5,15 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Mapping
-from importlib.metadata import PackageNotFoundError
-from importlib.metadata import version as dist_version
 from typing import Any
 
 from pyconnect.api.config import ConfigDef
 from pyconnect.api.data import Schema
+from pyconnect.api.plugin_version import plugin_version, project_version
 from pyconnect.transforms.record import ConnectRecord
 
-
-def _project_version() -> str:
-    try:
-        return dist_version("replikafka")
-    except PackageNotFoundError:  # running from a source tree that was never installed
-        return "0.1.0"
-
-
-VERSION = _project_version()
+#: The project's distribution version: what the built-in transforms and predicates report.
+VERSION = project_version()
 
 
 class Transformation(ABC):
@@ -31,8 +23,9 @@ class Transformation(ABC):
     record. A transform is used by one task thread at a time."""
 
     def version(self) -> str:
-        """The built-in transforms carry the project's version (Connect: the Kafka version)."""
-        return VERSION
+        """The version of the distribution providing the transform: the project's for the built-ins
+        (Connect: the Kafka version)."""
+        return plugin_version(type(self))
 
     @abstractmethod
     def config_def(self) -> ConfigDef:
@@ -55,7 +48,8 @@ class Predicate(ABC):
     """A condition on a record, deciding whether a transform applies (Connect's Predicate)."""
 
     def version(self) -> str:
-        return VERSION
+        """The version of the distribution providing the predicate (the project's for the built-ins)."""
+        return plugin_version(type(self))
 
     @abstractmethod
     def config_def(self) -> ConfigDef:

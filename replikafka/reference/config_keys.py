@@ -10,7 +10,7 @@ from connectors.mirror.maker_config import TOP_LEVEL
 from pyconnect.api.config import NO_DEFAULT, ConfigDef, ConfigKey, ConfigType
 from pyconnect.config.standalone import STANDALONE_CONFIG
 from pyconnect.config.worker import WORKER_CONFIG
-from pyconnect.converters.configs import JSON_CONFIG, STRING_CONFIG
+from pyconnect.converters.configs import CONVERTER_CONFIG, JSON_CONFIG, STRING_CONFIG
 from pyconnect.plugins import registry
 from pyconnect.runtime.connector_config import common_definition
 from pyconnect.transforms.connector_config import _IMPLICIT as TRANSFORM_KEYS
@@ -89,6 +89,8 @@ def config_sections() -> list[Section]:
         *_transform_sections(),
         Section("JsonConverter", "pyconnect/converters/configs.py", _keys(JSON_CONFIG)),
         Section("StringConverter", "pyconnect/converters/configs.py", _keys(STRING_CONFIG)),
+        Section("ByteArrayConverter, BooleanConverter and the number converters (Short, Integer, Long, Float, "
+                "Double)", "pyconnect/converters/configs.py", _keys(CONVERTER_CONFIG)),
     ]
 
 
@@ -128,7 +130,8 @@ def config_page() -> str:
     """The configuration reference page (Markdown)."""
     lines = ["# Configuration reference", "",
              "Generated from the code's ConfigDefs when the site is built: every key with its type, default and "
-             "documentation. `GET /connector-plugins/<class>/config` answers with a connector's keys. "
+             "documentation. `GET /connector-plugins/<class>/config` answers with any plugin's keys (connector, "
+             "converter, header converter, transformation, predicate). "
              "A transformation's and a predicate's keys are set as `transforms.<alias>.<key>` and "
              "`predicates.<alias>.<key>` in a connector config; a converter's as `key.converter.<key>` or "
              "`value.converter.<key>`.", ""]

@@ -62,8 +62,9 @@ class WorkerProcess:
     """One worker process with its own properties file and log."""
 
     def __init__(self, directory: Path, props: Mapping[str, str], name: str,
-                 client: Mapping[str, Any] | None = None) -> None:
+                 client: Mapping[str, Any] | None = None, python_path: list[str] | None = None) -> None:
         self.props = dict(props)
+        self.python_path = list(python_path or [])  # extra import roots (installed-plugin fixtures)
         self.name = name
         self.port = int(self.props["listeners"].rsplit(":", 1)[1])
         scheme = self.props["listeners"].split("://", 1)[0]
@@ -76,7 +77,7 @@ class WorkerProcess:
 
     def start(self) -> WorkerProcess:
         log = open(self.log_path, "ab")  # noqa: SIM115 - owned by the child process
-        env = {**os.environ, "PYTHONPATH": str(REPO)}
+        env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO), *self.python_path])}
         self.process = subprocess.Popen([sys.executable, "-m", "replikafka", "distributed", str(self.config_path)],
                                         stdout=log, stderr=subprocess.STDOUT, cwd=REPO, env=env)
         return self
@@ -127,12 +128,15 @@ class Cluster:
         self.extra = dict(extra or {})
         self.scheme, self.client = scheme, dict(client or {})
         self.workers: list[WorkerProcess] = []
+        #: Import roots added to the workers' PYTHONPATH (a site directory with extra distributions).
+        self.python_path: list[str] = []
 
     def add_worker(self, port: int | None = None) -> WorkerProcess:
         port = port or free_port()
         props = worker_properties(self.broker, self.group, port, {"listeners": f"{self.scheme}://127.0.0.1:{port}",
                                                                   **self.extra})
-        worker = WorkerProcess(self.directory, props, f"{self.group}-w{len(self.workers)}", self.client)
+        worker = WorkerProcess(self.directory, props, f"{self.group}-w{len(self.workers)}", self.client,
+                               self.python_path)
         self.workers.append(worker)
         return worker.start()
 

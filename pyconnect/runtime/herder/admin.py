@@ -7,19 +7,12 @@ from collections.abc import Mapping
 
 import pyconnect
 from pyconnect.kafka import cluster_trouble
+from pyconnect.plugins import component_plugins
 from pyconnect.runtime.herder import config_validation
 from pyconnect.runtime.herder.errors import NotFound
 from pyconnect.runtime.logs import loggers
 from pyconnect.runtime.results import ConfigInfos, ConfigKeyInfo, LoggerLevel, PluginDesc, ServerInfo, WorkerHealth
 from pyconnect.runtime.worker import Worker
-from pyconnect.transforms.registry import builtin_predicates, builtin_transforms, java_name
-
-# Converters every worker has (ours are built in, so they are listed rather than discovered).
-_BOTH = ("org.apache.kafka.connect.converters.ByteArrayConverter", "org.apache.kafka.connect.storage.StringConverter",
-         "org.apache.kafka.connect.json.JsonConverter")
-# As Connect lists them: the three built-ins are converters and header converters both.
-CONVERTERS = sorted([(name, kind) for name in _BOTH for kind in ("converter", "header_converter")]
-                    + [("org.apache.kafka.connect.storage.SimpleHeaderConverter", "header_converter")])
 
 
 class WorkerAdmin:
@@ -57,18 +50,18 @@ class WorkerAdmin:
     # plugins ---------------------------------------------------------------------------------
 
     def plugins(self, connectors_only: bool) -> list[PluginDesc]:
-        """Installed connectors, and with `connectors_only` False the converters, transforms and
-        predicates too (Connect's PluginType names)."""
+        """Installed connectors, and with `connectors_only` False the converters, header converters,
+        transforms and predicates too (Connect's PluginType names), each with the version of the
+        distribution that provides it (KIP-891)."""
         out = [PluginDesc(p.java_class, p.type, p.version()) for p in self.worker.plugins.all()]
         if not connectors_only:
-            out += [PluginDesc(c, t, "0.1.0") for c, t in CONVERTERS]
-            out += [PluginDesc(java_name(cls), "transformation", "0.1.0") for cls in builtin_transforms()]
-            out += [PluginDesc(java_name(cls), "predicate", "0.1.0") for cls in builtin_predicates()]
+            out += [PluginDesc(p.class_name, p.type, p.version()) for p in component_plugins()]
         return out
 
-    def plugin_config(self, plugin: str) -> list[ConfigKeyInfo]:
-        """The config keys of a connector plugin; NotFound for an unknown one."""
-        return config_validation.plugin_config(self.worker.plugins, plugin)
+    def plugin_config(self, plugin: str, version: str | None = None) -> list[ConfigKeyInfo]:
+        """The config keys of a plugin of any type; NotFound for an unknown one, BadConfig when the
+        installed version is outside `version` (a Maven version range)."""
+        return config_validation.plugin_config(self.worker.plugins, plugin, version)
 
     def validate(self, config: Mapping[str, str]) -> ConfigInfos:
         """Validate a connector config against its `connector.class` (errors are in the answer)."""

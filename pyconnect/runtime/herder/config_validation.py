@@ -10,9 +10,10 @@ from typing import Any
 
 from pyconnect.api.config import ConfigKey, ConfigValue, config_string
 from pyconnect.api.connector import SourceConnector
+from pyconnect.api.plugin_version import mismatch, version_spec_validator
 from pyconnect.api.sink import SinkConnector
 from pyconnect.config.worker import WorkerConfig
-from pyconnect.plugins import PluginNotFound, PluginRegistry
+from pyconnect.plugins import PluginNotFound, PluginRegistry, find_component, version_errors
 from pyconnect.runtime.client_overrides import with_override_errors
 from pyconnect.runtime.connector_config import common_definition, transform_errors
 from pyconnect.runtime.herder import input_checks
@@ -69,9 +70,10 @@ def validated(plugins: PluginRegistry, config: Mapping[str, str], exactly_once: 
     if class_name is None:
         raise BadConfig(f"Connector config {java_map_string(config)} contains no connector type")
     try:
-        connector = plugins.resolve(class_name).cls()
+        info = plugins.resolve(class_name)
     except PluginNotFound as exc:
         raise BadConfig(str(exc)) from None  # Connect's BadRequestException (Kafka 4.x)
+    connector = info.cls()
     own = connector.config_def()
     chain = transforms.validate(config)
     transform_errors(chain, config)
@@ -83,9 +85,8 @@ def validated(plugins: PluginRegistry, config: Mapping[str, str], exactly_once: 
     if isinstance(connector, SourceConnector):
         exactly_once_errors(connector, config, values, exactly_once)
     if sink:
-        for name, messages in sink_errors(config).items():
-            if name in values:
-                values[name].errors.extend(m for m in messages if m not in values[name].errors)
+        _add_errors(values, sink_errors(config))
+    _add_errors(values, version_errors(config, info, _worker_converters(worker)))
     input_checks.report_errors(given, values)
     configs = [ConfigInfo(key_info(key), _value_info(name, key, values.get(name)))
                for name, key in definition.keys.items()]
@@ -136,14 +137,42 @@ def require_valid(plugins: PluginRegistry, config: Mapping[str, str], exactly_on
                     config.get("name"), input_checks.unknown_key_message(key, suggestion))
 
 
-def plugin_config(plugins: PluginRegistry, plugin: str) -> list[ConfigKeyInfo]:
-    """The plugin's own keys first, then the common keys it does not define (Connect's order)."""
+def plugin_config(plugins: PluginRegistry, plugin: str, version: str | None = None) -> list[ConfigKeyInfo]:
+    """A connector's own keys first, then the common keys it does not define (Connect's order); a
+    converter's, header converter's, transformation's or predicate's own keys (Connect 3.x+). With
+    `version` (a Maven range), a plugin whose installed version is outside it is a BadConfig."""
     try:
-        connector = plugins.resolve(plugin).cls()
-        own = connector.config_def()
+        info = plugins.resolve(plugin)
     except PluginNotFound:
-        raise NotFound(f"Unknown plugin {plugin}.") from None
+        component = find_component(plugin)
+        if component is None:
+            raise NotFound(f"Unknown plugin {plugin}.") from None
+        _require_version(component.class_name, component.version(), version)
+        return [key_info(k) for k in component.config_def().keys.values()]
+    _require_version(info.java_class, info.version(), version)
+    connector = info.cls()
+    own = connector.config_def()
     keys = dict(own.keys)
     for name, key in common_definition(isinstance(connector, SinkConnector)).keys.items():
         keys.setdefault(name, key)
     return [key_info(k) for k in keys.values()]
+
+
+def _worker_converters(worker: WorkerConfig | None) -> dict[str, str]:
+    if worker is None:
+        return {}
+    settings = worker.settings
+    return {"key.converter": settings.key_converter, "value.converter": settings.value_converter,
+            "header.converter": settings.header_converter}
+
+
+def _add_errors(values: dict[str, ConfigValue], errors: Mapping[str, list[str]]) -> None:
+    for name, messages in errors.items():
+        if name in values:
+            values[name].errors.extend(m for m in messages if m not in values[name].errors)
+
+
+def _require_version(class_name: str, installed: str, spec: str | None) -> None:
+    problem = version_spec_validator("version", spec) or mismatch(class_name, installed, spec)
+    if problem:
+        raise BadConfig(problem)

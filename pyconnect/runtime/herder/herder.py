@@ -95,6 +95,14 @@ class Herder(WorkerAdmin):
         except PluginNotFound:
             return "unknown"
 
+    def _version(self, config: Mapping[str, str]) -> str | None:
+        """The installed version of the connector's plugin (KIP-891's `version` in the status); None
+        for a class no longer installed. Tasks share it: a task class ships with its connector."""
+        try:
+            return self.worker.plugins.resolve(config.get("connector.class", "")).version()
+        except PluginNotFound:
+            return None
+
     def _info(self, name: str) -> ConnectorInfo:
         """The connector as last read (no refresh: a write has just waited for its own record)."""
         snap = self.worker.configs.snapshot()
@@ -118,17 +126,20 @@ class Herder(WorkerAdmin):
         if conn is None or name not in snap.connectors:
             raise NotFound(f"No status found for connector {name}")
         count = len(snap.task_configs.get(name, []))
-        tasks = [_task_state(i, st) for i, st in sorted(statuses.tasks(name).items()) if i < count]
-        connector = replace(_state(conn), auto_restart=statuses.auto_restart(name))
+        version = self._version(snap.connectors[name])
+        tasks = [replace(_task_state(i, st), version=version) for i, st in sorted(statuses.tasks(name).items())
+                 if i < count]
+        connector = replace(_state(conn), auto_restart=statuses.auto_restart(name), version=version)
         return ConnectorStateInfo(name, connector, tasks, self._type(snap.connectors[name]))
 
     def task_status(self, name: str, task: int) -> TaskState:
         """One task's state."""
         self.worker.statuses.refresh(10)
         st = self.worker.statuses.task(name, task)
-        if st is None or task >= len(self.worker.configs.snapshot().task_configs.get(name, [])):
+        snap = self.worker.configs.snapshot()
+        if st is None or task >= len(snap.task_configs.get(name, [])):
             raise NotFound(f"No status found for task {name}-{task}")
-        return _task_state(task, st)
+        return replace(_task_state(task, st), version=self._version(snap.connectors.get(name, {})))
 
     def task_configs(self, name: str) -> list[TaskInfo]:
         """The connector's task configs, by task id."""
