@@ -289,3 +289,31 @@ def test_a_top_level_librdkafka_security_name_is_not_warned_about(caplog: pytest
     with caplog.at_level(logging.WARNING):
         mm2(TLS + "ssl.ca.location = /ca.pem\nsasl.username = u\nssl.key.location = /k.pem\n")
     assert "is not used" not in caplog.text
+
+
+def test_per_connector_scope_and_state() -> None:
+    """`<flow>.<Connector>.<key>` reaches that connector only, above the flow's value (Strimzi's per-connector
+    sourceConnector/checkpointConnector settings); `.state` is read as the connector's target state."""
+    cfg = mm2(SAMPLE + "A->B.tasks.max = 2\nA->B.MirrorSourceConnector.tasks.max = 5\n"
+              "A->B.MirrorCheckpointConnector.state = Paused\n"
+              "A->B.MirrorHeartbeatConnector.auto.restart.enabled = true\n")
+    flow = Flow("A", "B")
+    source, checkpoint = (cfg.connector_config(flow, n)
+                          for n in ("MirrorSourceConnector", "MirrorCheckpointConnector"))
+    assert source["tasks.max"] == "5" and checkpoint["tasks.max"] == "2"
+    leaked = [k for c in (source, checkpoint) for k in c if k.startswith("Mirror") or k == "state"]
+    assert leaked == [], "the scope and the state are not connector settings"
+    assert cfg.connector_config(flow, "MirrorHeartbeatConnector")["auto.restart.enabled"] == "true"
+    assert str(cfg.connector_state(flow, "MirrorCheckpointConnector")) == "PAUSED"
+    assert cfg.connector_state(flow, "MirrorSourceConnector") is None
+
+
+@pytest.mark.parametrize(("line", "fragment"), [
+    ("A->B.MirrorSourceConnector.state = sleeping", "invalid state 'sleeping'"),
+    ("A->B.state = paused", "set per connector"),
+    ("A->B.MirrorSourceConnector.auto.restart.max.restarts = -3", "auto.restart.max.restarts"),
+])
+def test_bad_per_connector_values_name_line_and_key(line: str, fragment: str) -> None:
+    with pytest.raises(ConfigFileError) as err:
+        mm2(SAMPLE + line + "\n")
+    assert "mm2.properties:17" in str(err.value) and fragment in str(err.value), str(err.value)
