@@ -13,7 +13,9 @@ Invariants of the source task's figures:
   read when scraped, for every assigned partition whether or not records arrive: the end offset is the
   newest high watermark the task's consumers know (librdkafka updates it from every fetch response,
   also while the task is paused or blocked on its target), never going back; `detach()` ends those
-  reads before the consumers close.
+  reads before the consumers close. librdkafka stops fetching a partition whose local queue is full
+  (queued.max.messages.kbytes), so behind a backlog that large the lag shown stops growing at that point
+  until the task drains the queue: it is a lower bound there, never an overstatement.
 The source connector itself counts the remote topics it deleted or kept after their source topic
 was deleted (`..._topic_deletions_total`, `..._topic_deletions_refused_total`, labels source/target).
 """
