@@ -31,17 +31,26 @@ log = logging.getLogger(__name__)
 
 
 class FlowHerder:
-    """Leader duty of one flow's worker cluster: the connector configs follow the file."""
+    """Leader duty of one flow's worker cluster: the connector configs follow the file, and a connector
+    whose state the file sets (`<flow>.<connector>.state`) is given it once per process, as a REST
+    pause/resume/stop would (a later REST call stands until the next start)."""
 
     def __init__(self, config: MirrorMakerConfig, flow: Flow) -> None:
         self.flow = flow
         self.wanted = {name: config.connector_config(flow, name) for name in CONNECTORS}
+        self.states = {name: state for name in CONNECTORS if (state := config.connector_state(flow, name))}
         self._written: dict[str, Mapping[str, str]] = {}
+        self._states_written: set[str] = set()
 
     def __call__(self, worker: Worker) -> None:
-        stored = worker.configs.snapshot().connectors
+        snapshot = worker.configs.snapshot()
         for name, config in self.wanted.items():
-            if stored.get(name) != config and self._written.get(name) != config:
+            state = self.states.get(name) if name not in self._states_written else None
+            if state is not None and (name not in snapshot.connectors or snapshot.target_state(name) != state):
+                log.info("[%s] %s: state %s from the file", self.flow, name, state)
+                worker.configs.put_target_state(name, state, wait=False)  # before the config, as Connect writes it
+            self._states_written.add(name)
+            if snapshot.connectors.get(name) != config and self._written.get(name) != config:
                 log.info("[%s] writing %s config from the file: %s", self.flow, name, redacted(config))
                 worker.configs.put_connector_config(name, config)
                 self._written[name] = config

@@ -12,7 +12,7 @@ import yaml
 
 from connectors.mirror.maker_config import MirrorMakerConfig
 from pyconnect.config.properties import parse_properties
-from tests.harness.helm_chart import CHART, render_values
+from tests.harness.helm_chart import CHART, by_kind, render_values
 
 VALUE_SETS = sorted((CHART / "ci").glob("*.yaml"))
 helm = pytest.importorskip("helm_python", reason="helm-python-sdk is not installed (pip install -e '.[test]')")
@@ -106,3 +106,45 @@ def test_prometheus_rule_holds_the_docs_rules(tmp_path: Path) -> None:
     assert rule["apiVersion"] == "monitoring.coreos.com/v1" and rule["metadata"]["labels"]["release"] == "prom"
     docs = yaml.safe_load((CHART.parent / "docs" / "monitoring" / "replikafka-rules.yaml").read_text())
     assert rule["spec"] == docs
+
+
+def test_strimzi_connector_values_and_rack_render() -> None:
+    """Strimzi's KafkaMirrorMaker2 per-connector specs (tasksMax, state, autoRestart, config) become
+    `<flow>.<Connector>.*` lines, the exclude patterns topics.exclude/groups.exclude, and spec.rack an init
+    container reading the node's label, a ClusterRole that may get nodes bound to the pod's service account,
+    and the source consumers' client.rack read from what the init step wrote."""
+    docs = render(CHART / "ci" / "strimzi-connectors-values.yaml")
+    (_, text), = by_kind(docs, "ConfigMap")["data"].items()
+    lines = {line.strip() for line in text.splitlines()}
+    assert {"A->B.MirrorSourceConnector.tasks.max = 3", "A->B.MirrorSourceConnector.state = running",
+            "A->B.MirrorSourceConnector.auto.restart.enabled = true",
+            "A->B.MirrorSourceConnector.auto.restart.max.restarts = 5",
+            "A->B.MirrorCheckpointConnector.state = paused",
+            "A->B.MirrorCheckpointConnector.auto.restart.enabled = false",
+            "A->B.MirrorCheckpointConnector.emit.checkpoints.interval.seconds = 5",
+            "A->B.MirrorHeartbeatConnector.state = stopped", "A->B.topics.exclude = orders-test.*",
+            "A->B.groups.exclude = console-consumer-.*",
+            "A.consumer.client.rack = ${file:/etc/pyconnect/rack/rack.properties:client.rack}"} <= lines, text
+    pod = by_kind(docs, "Deployment")["spec"]["template"]["spec"]
+    (init,) = pod["initContainers"]
+    assert {"name": "TOPOLOGY_KEY", "value": "topology.kubernetes.io/zone"} in init["env"]
+    assert init["volumeMounts"] == [{"name": "rack", "mountPath": "/etc/pyconnect/rack"}]
+    mount = {"name": "rack", "mountPath": "/etc/pyconnect/rack", "readOnly": True}
+    assert mount in pod["containers"][0]["volumeMounts"]
+    assert {"name": "rack", "emptyDir": {}} in pod["volumes"]
+    role, binding = by_kind(docs, "ClusterRole"), by_kind(docs, "ClusterRoleBinding")
+    assert role["rules"] == [{"apiGroups": [""], "resources": ["nodes"], "verbs": ["get"]}]
+    assert binding["roleRef"]["name"] == role["metadata"]["name"]
+    assert binding["subjects"] == [{"kind": "ServiceAccount", "name": pod["serviceAccountName"],
+                                    "namespace": "replication"}]
+    plain = render(CHART / "ci" / "default-values.yaml")
+    assert "ClusterRole" not in {d["kind"] for d in plain}, "no rack: no cluster-wide permission"
+    assert "initContainers" not in by_kind(plain, "Deployment")["spec"]["template"]["spec"]
+
+
+@pytest.mark.parametrize("connector", [{"state": "sleeping"}, {"tasksMax": 0}, {"autoRestart": {"maxRestarts": 3}},
+                                       {"taskMax": 2}])
+def test_schema_rejects_bad_connector_values(connector: dict[str, Any]) -> None:
+    mirror = {"source": {"alias": "A", "bootstrapServers": "a:9092"}, "checkpointConnector": connector}
+    with pytest.raises(helm.HelmError):
+        helm.Chart.load(str(CHART)).render({"mirrors": [mirror]}, name="rk")

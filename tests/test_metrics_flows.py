@@ -57,6 +57,19 @@ def broker_c() -> Iterator[Broker]:
     c.stop()
 
 
+def launch(where: Path, named: dict[str, Broker], topic: str, filters: str, groups: dict[str, str]) -> Running:
+    """The dedicated process of flows A->B (2 tasks) and C->B (1 task) with `filters` (topics/groups lines)."""
+    port = free_port()
+    # Different task counts per flow: the flows' series differ, so one flow cannot stand in for the other.
+    path = where / "mm2.properties"
+    path.write_text(cluster_lines(named)
+                    + "A->B.enabled = true\nA->B.tasks.max = 2\nC->B.enabled = true\nC->B.tasks.max = 1\n"
+                    + f"{filters}emit.heartbeats.enabled = false\n"
+                    + f"B.metrics.prometheus.port = {port}\n" + mm2_settings(named))
+    log = where / "mm.log"
+    return Running(MirrorMakerProcess(path, log), log, port, topic, groups)
+
+
 @pytest.fixture(scope="module")
 def two_flows(tmp_path_factory: pytest.TempPathFactory, broker: Broker, broker_b: Broker,
               broker_c: Broker) -> Iterator[Running]:
@@ -65,16 +78,8 @@ def two_flows(tmp_path_factory: pytest.TempPathFactory, broker: Broker, broker_b
     sources = {"A": broker, "C": broker_c}
     for alias, b in sources.items():
         seed(b, topic, groups[alias])
-    named = {"A": broker, "B": broker_b, "C": broker_c}
-    port = free_port()
-    # Different task counts per flow: the flows' series differ, so one flow cannot stand in for the other.
-    path = tmp_path_factory.mktemp("flows") / "mm2.properties"
-    path.write_text(cluster_lines(named)
-                    + "A->B.enabled = true\nA->B.tasks.max = 2\nC->B.enabled = true\nC->B.tasks.max = 1\n"
-                    + f"topics = {topic}\ngroups = fg.{uid}\nemit.heartbeats.enabled = false\n"
-                    + f"B.metrics.prometheus.port = {port}\n" + mm2_settings(named))
-    log = path.parent / "mm.log"
-    running = Running(MirrorMakerProcess(path, log), log, port, topic, groups)
+    running = launch(tmp_path_factory.mktemp("flows"), {"A": broker, "B": broker_b, "C": broker_c}, topic,
+                     f"topics = {topic}\ngroups = fg.{uid}\n", groups)
     try:
         for alias in sources:
             wait_for(lambda alias=alias: len(read_to_end(broker_b.bootstrap, f"{alias}.{topic}")) == 200, 120,

@@ -190,8 +190,11 @@ def test_distributed_worker_exports_strimzi_series(cluster_factory: Any, broker:
     def scrape() -> str:
         return httpx.get(f"http://127.0.0.1:{port}/metrics", timeout=5).text
 
+    # The producer's connection shows in its next statistics (the MirrorSource series, registered when the
+    # task starts, no longer hold the scrape back until then).
     text = scrape_until(scrape, lambda s: (sample(
-        s, "kafka_connect_connector_task_offset_commit_avg_time_ms", connector="src", task="0") or 0) > 0, 45,
+        s, "kafka_connect_connector_task_offset_commit_avg_time_ms", connector="src", task="0") or 0) > 0
+        and (sample(s, "kafka_producer_connection_count", clientid="connector-producer-src-0") or 0) >= 1, 45,
         exempt=frozenset({_SOURCE + "heartbeat_timestamp_seconds"}))  # no upstream heartbeats here: see above
     assert sample(text, "kafka_connect_worker_connector_running_task_count", connector="src") == 1
     assert sample(text, "kafka_connect_worker_connector_failed_task_count", connector="src") == 0

@@ -61,11 +61,16 @@ def tls_clusters(tmp_path: Path) -> Iterator[TlsClusters]:
     a.stop()
 
 
-def mm2_text(c: TlsClusters, topic: str, group: str, truststore: Path, port: int) -> str:
+# The CA at the top level, under Java's names or under librdkafka's (which behave as the Java names do).
+TRUST = {"java": ["ssl.truststore.location = {ca}", "ssl.truststore.type = PEM"],
+         "librdkafka": ["ssl.ca.location = {ca}"]}
+
+
+def mm2_text(c: TlsClusters, topic: str, group: str, truststore: Path, port: int, names: str = "java") -> str:
     lines = [
         "clusters = A, B", f"A.bootstrap.servers = {c.a.bootstrap}", f"B.bootstrap.servers = {c.b.bootstrap}",
         # TLS once, at the top level: Kafka applies it to every cluster and client.
-        "security.protocol = SSL", f"ssl.truststore.location = {truststore}", "ssl.truststore.type = PEM",
+        "security.protocol = SSL", *(line.format(ca=truststore) for line in TRUST[names]),
         "A->B.enabled = true", f"A->B.topics = {topic}", f"A->B.groups = {group}", "B->A.enabled = false",
         f"listeners = http://127.0.0.1:{port}", "emit.checkpoints.interval.seconds = 1",
         "sync.topic.acls.enabled = false",
@@ -134,13 +139,16 @@ def checkpoint_of(c: TlsClusters, group: str, topic: str) -> Checkpoint | None:
     return None
 
 
-def test_top_level_tls_replicates_and_checkpoints(tls_clusters: TlsClusters, tmp_path: Path) -> None:
+@pytest.mark.parametrize("names", sorted(TRUST))
+def test_top_level_tls_replicates_and_checkpoints(tls_clusters: TlsClusters, tmp_path: Path, names: str) -> None:
+    """Kafka's MirrorMakerConfig.clusterProps carries top-level client security settings to every cluster;
+    librdkafka's `ssl.ca.location` at the top level does what Java's `ssl.truststore.location` does."""
     c = tls_clusters
     topic, group = f"tls{uuid.uuid4().hex[:6]}", f"g-{uuid.uuid4().hex[:6]}"
     upstream = produce_and_commit(c, topic, group)
     assert len(upstream) == RECORDS
     path = tmp_path / "mm2.properties"
-    path.write_text(mm2_text(c, topic, group, c.ca.ca_path, free_port()))
+    path.write_text(mm2_text(c, topic, group, c.ca.ca_path, free_port(), names))
     log = open(tmp_path / "mm.log", "wb")  # noqa: SIM115 - owned by the child
     proc = subprocess.Popen([sys.executable, "-m", "replikafka", "mirror-maker", str(path)], cwd=REPO, stdout=log,
                             stderr=subprocess.STDOUT)
@@ -157,18 +165,27 @@ def test_top_level_tls_replicates_and_checkpoints(tls_clusters: TlsClusters, tmp
         proc.send_signal(signal.SIGTERM)
         proc.wait(30)
         log.close()
-    assert "certificate verify failed" not in (tmp_path / "mm.log").read_text(errors="replace").lower()
+    text = (tmp_path / "mm.log").read_text(errors="replace")
+    assert "certificate verify failed" not in text.lower()
+    assert "is not used" not in text, "a top-level security key was dropped"
 
 
-def test_a_client_trusting_another_ca_is_refused(tls_clusters: TlsClusters, tmp_path: Path) -> None:
+@pytest.mark.parametrize("names", sorted(TRUST))
+def test_a_client_trusting_another_ca_is_refused(tls_clusters: TlsClusters, tmp_path: Path, names: str) -> None:
+    """Every client a flow builds (its worker's, and each connector's on both sides) gets the top-level CA."""
     c = tls_clusters
     other = CertificateAuthority(tmp_path / "other", "another test CA")
     for truststore, reachable in ((other.ca_path, False), (c.ca.ca_path, True)):
-        text = mm2_text(c, "t", "g", truststore, free_port())
+        text = mm2_text(c, "t", "g", truststore, free_port(), names)
         cfg = MirrorMakerConfig(parse_properties(text, "mm2.properties"))
         worker = WorkerConfig(cfg.worker_config(Flow("A", "B")))
         source = MirrorConfig(SOURCE, cfg.connector_config(Flow("A", "B"), "MirrorSourceConnector"))
-        for conf in (worker.client_config("admin"), source.client("source", "admin")):
+        confs = [worker.client_config(role) for role in ("admin", "producer", "consumer")]
+        confs += [source.client(side, role) for side in ("source", "target")
+                  for role in ("admin", "producer", "consumer")]
+        assert all(conf.get("ssl.ca.location") == str(truststore) for conf in confs), confs
+        for conf in (worker.client_config("admin"), source.client("source", "admin"),
+                     source.client("target", "admin")):
             admin = Admin({**conf, "log_level": "0"})
             if reachable:
                 admin.cluster_id(timeout=10)

@@ -114,8 +114,9 @@ class FetchPool:
         self._next = (self._next + 1) % count
         return out
 
-    def watermark(self, topic: str, partition: int) -> int:
-        """The partition's high watermark from its consumer's last fetch (-1 if not known yet)."""
+    def end_offsets(self, topic: str, partition: int) -> tuple[int, int]:
+        """The partition's (low, high) watermarks from its consumer's last fetch (-1 if not known yet);
+        safe from another thread while the pool is open."""
         return watermarks(self._owner[(topic, partition)], topic, partition)
 
     def close(self) -> None:

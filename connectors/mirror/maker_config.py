@@ -11,6 +11,11 @@ Kafka's MirrorMakerConfig does (clusterPairs, clusterProps, workerConfig, connec
   Connect's connector settings such as transforms, errors.* and the converters, and the client
   security settings) go to every connector config, below `<source>-><target>.` values; other top-level
   keys (e.g. `transforms.x.type`, `linger.ms`) are not used, as in Kafka, and a warning says so.
+- `<source>-><target>.<Connector>.<key>` (Connector: MirrorSourceConnector, MirrorCheckpointConnector or
+  MirrorHeartbeatConnector) is this project's per-connector scope (Strimzi's per-connector settings of
+  KafkaMirrorMaker2's mirrors): it goes to that connector only, above `<source>-><target>.` values, and
+  `<source>-><target>.<Connector>.state` (running, paused or stopped; nowhere else) is the state the
+  flow's leader gives the connector when the process starts (`connector_state`).
 Where Java's reading of a value differs from the obvious one (a flag with trailing whitespace, an
 empty list item) the file is read as Java reads it, with a warning naming file and line. Problems
 are reported as `file:line: key: reason`; secret values never appear in messages.
@@ -25,6 +30,7 @@ from pathlib import Path
 from connectors.mirror.config import CHECKPOINT, HEARTBEAT, SOURCE
 from connectors.mirror.filters import compile_list
 from pyconnect.api.config import ConfigType
+from pyconnect.api.states import TargetState
 from pyconnect.config.auto_restart_keys import CONNECTOR_KEYS as AUTO_RESTART_KEYS
 from pyconnect.config.properties import ConfigFileError, Properties, load_properties, split_list
 from pyconnect.config.providers import ProviderError, has_placeholder, providers_for, resolve
@@ -58,6 +64,7 @@ WORKER_PREFIXES = ("offset.storage", "config.storage", "status.storage", "key.co
 TOP_LEVEL = {"clusters", "dedicated.mode.enable.internal.rest", "config.providers", "listeners"}
 BYTE_ARRAY = "org.apache.kafka.connect.converters.ByteArrayConverter"
 _CLIENT_PREFIXES = ("consumer", "producer", "admin")  # Java's regex `^consumer.*|^producer.*|^admin.*`
+STATES = {"running": TargetState.STARTED, "paused": TargetState.PAUSED, "stopped": TargetState.STOPPED}
 _FLOW_FLAGS = ("enabled", "emit.heartbeats.enabled")  # read with Boolean.parseBoolean by clusterPairs
 _SECRET = ("password", "secret", "jaas", "token")
 
@@ -133,6 +140,7 @@ class MirrorMakerConfig:
                                       f"cluster {alias!r} is listed in clusters but has no bootstrap.servers")
         for key, value in self.values.items():
             setting = self._setting(key, aliases)
+            self._check_state(key, setting, value)
             if setting in ("topics", "topics.exclude", "groups", "groups.exclude"):
                 self._check_regex(key, value)
             if setting in AUTO_RESTART_KEYS.keys:  # this runtime's keys: a bad value stops the start, as Connect's
@@ -158,7 +166,9 @@ class MirrorMakerConfig:
                 if alias not in aliases:
                     raise self.props.error(key, f"unknown cluster alias {alias!r} (clusters = "
                                                 f"{', '.join(self.clusters)})")
-            return rest[len(target) + 1:]
+            setting = rest[len(target) + 1:]
+            connector, _, scoped = setting.partition(".")
+            return scoped if connector in CONNECTORS and scoped else setting
         if head in aliases:
             return key.split(".", 1)[1] if "." in key else ""
         if not self._used_at_top_level(key):
@@ -168,6 +178,18 @@ class MirrorMakerConfig:
                         "only; set it per cluster (<alias>.%s) or per flow (<source>-><target>.%s)",
                         self.props.where(key), key, key, key)
         return key
+
+    def _check_state(self, key: str, setting: str, value: str) -> None:
+        """`state` only in a connector's scope, and one of STATES."""
+        if setting != "state":
+            return
+        head, _, rest = key.partition(".")
+        if "->" not in head or rest.split(".", 1)[0] not in CONNECTORS:
+            raise self.props.error(key, "a connector's state is set per connector: "
+                                        "<source>-><target>.<MirrorSourceConnector|MirrorCheckpointConnector|"
+                                        "MirrorHeartbeatConnector>.state")
+        if value.strip().lower() not in STATES:
+            raise self.props.error(key, f"invalid state {value.strip()!r}: must be running, paused or stopped")
 
     @staticmethod
     def _used_at_top_level(key: str) -> bool:
@@ -256,9 +278,17 @@ class MirrorMakerConfig:
         config.setdefault("source.cluster.alias", flow.source)
         config.setdefault("target.cluster.alias", flow.target)
         prefix = f"{flow}."
-        config.update({k[len(prefix):]: v for k, v in self.raw_values.items() if k.startswith(prefix)})
+        flow_keys = {k[len(prefix):]: v for k, v in self.raw_values.items() if k.startswith(prefix)}
+        config.update({k: v for k, v in flow_keys.items() if k.split(".", 1)[0] not in CONNECTORS})
+        own = f"{connector}."
+        config.update({k[len(own):]: v for k, v in flow_keys.items() if k.startswith(own) and k != own + "state"})
         config.setdefault("enabled", "false")
         return config
+
+    def connector_state(self, flow: Flow, connector: str) -> TargetState | None:
+        """The state `<flow>.<connector>.state` asks for (None: not set, the stored state stays)."""
+        value = self.values.get(f"{flow}.{connector}.state")
+        return None if value is None else STATES[value.strip().lower()]
 
     def client_config(self, alias: str) -> dict[str, str]:
         """MirrorMakerConfig.clientConfig's properties (for a MirrorClientConfig): every top-level value

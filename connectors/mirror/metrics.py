@@ -3,6 +3,19 @@
 partition, plus the offset lag MM2 lacks) and `kafka_connect_mirror_mirrorcheckpointconnector_*` per
 group and remote topic-partition. Each task keeps its own figures (aggregated per poll batch, not per
 record) and registers them on its context; the runtime reads them when `/metrics` is scraped.
+
+Invariants of the source task's figures:
+- every partition assigned to the task has its count, rate and lag series from the moment the task
+  starts (0 until records flow), as Java's MirrorSourceMetrics registers every assigned partition when
+  the task starts: a restarted task whose partitions are already caught up still shows them (the series
+  of a flow whose task restarted after topic discovery used to vanish until new records came);
+- the offset lag is the source's end offset minus the next offset not yet acknowledged by the target,
+  read when scraped, for every assigned partition whether or not records arrive: the end offset is the
+  newest high watermark the task's consumers know (librdkafka updates it from every fetch response,
+  also while the task is paused or blocked on its target), never going back; `detach()` ends those
+  reads before the consumers close. librdkafka stops fetching a partition whose local queue is full
+  (queued.max.messages.kbytes), so behind a backlog that large the lag shown stops growing at that point
+  until the task drains the queue: it is a lower bound there, never an overstatement.
 The source connector itself counts the remote topics it deleted or kept after their source topic
 was deleted (`..._topic_deletions_total`, `..._topic_deletions_refused_total`, labels source/target).
 """
@@ -11,7 +24,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 from pyconnect.api.metrics import MetricSample, TaskMetrics
@@ -22,6 +35,8 @@ _CHECKPOINT = _CHECKPOINT_P + "checkpoint_latency_ms"
 _AGE = "Age of records when polled (ms)."
 _LATENCY = "Record timestamp to target ack (ms)."
 _SUFFIXES = ("", "_min", "_max", "_avg")
+# (low, high) watermarks of a source partition as its consumer last saw them (-1: not known yet).
+EndOffsets = Callable[[str, int], tuple[int, int]]
 
 
 @dataclass
@@ -38,7 +53,9 @@ class PartitionStats:
     lat_max: float = 0.0
     lat_sum: float = 0.0
     lat_n: int = 0
-    lag: int = 0
+    source_topic: str = ""
+    next_offset: int = -1  # the next source offset the target has not acknowledged (-1: not known yet)
+    end_offset: int = -1  # the newest high watermark seen
     newest_ts: int = 0
     record_rate: float = 0.0
     byte_rate: float = 0.0
@@ -53,8 +70,23 @@ class SourceMetrics:
         self._stats: dict[tuple[str, int], PartitionStats] = {}
         self._lock = threading.Lock()
         self._last_publish = 0.0
+        self._end_offsets: EndOffsets | None = None
         if registry is not None:
             registry.register(self.samples)
+
+    def assign(self, partitions: Sequence[tuple[str, str, int, int]], end_offsets: EndOffsets) -> None:
+        """The task's partitions as (source topic, remote topic, partition, next offset or -1), each with
+        its series from now on, and where their end offsets are read (see the module's invariants)."""
+        with self._lock:
+            for source_topic, remote, partition, next_offset in partitions:
+                st = self._get(remote, partition)
+                st.source_topic, st.next_offset = source_topic, next_offset
+            self._end_offsets = end_offsets
+
+    def detach(self) -> None:
+        """The consumers are about to close: no more end-offset reads (the last lags stay)."""
+        with self._lock:
+            self._end_offsets = None
 
     def _get(self, topic: str, partition: int) -> PartitionStats:
         st = self._stats.get((topic, partition))
@@ -62,7 +94,7 @@ class SourceMetrics:
             st = self._stats[(topic, partition)] = PartitionStats()
         return st
 
-    def polled(self, topic: str, partition: int, nbytes: int, oldest_ts: int, newest_ts: int, lag: int) -> None:
+    def polled(self, topic: str, partition: int, nbytes: int, oldest_ts: int, newest_ts: int) -> None:
         now = time.time() * 1000
         with self._lock:
             st = self._get(topic, partition)
@@ -74,12 +106,13 @@ class SourceMetrics:
                 st.age_max = max(st.age_max, now - oldest_ts)
                 st.age_sum += st.age_last
                 st.age_n += 1
-            st.lag = max(0, lag)
 
-    def acked(self, topic: str, partition: int, count: int, timestamp: int) -> None:
+    def acked(self, topic: str, partition: int, count: int, timestamp: int, next_offset: int) -> None:
+        """The target acknowledged `count` records of the partition, up to source offset `next_offset` - 1."""
         with self._lock:
             st = self._get(topic, partition)
             st.records += count
+            st.next_offset = max(st.next_offset, next_offset)
             if timestamp > 0:
                 lat = time.time() * 1000 - timestamp
                 st.lat_last = lat
@@ -119,6 +152,20 @@ class SourceMetrics:
             return [sample for (topic, partition), st in self._stats.items()
                     for sample in self._partition_samples(topic, partition, st)]
 
+    def _lag(self, partition: int, st: PartitionStats) -> int:
+        """End offset - next unacknowledged offset (under the lock); 0 while either is unknown."""
+        if self._end_offsets is not None and st.source_topic:
+            low, high = self._end_offsets(st.source_topic, partition)
+            st.end_offset = max(st.end_offset, high)
+            if st.next_offset < 0 and high >= 0:
+                # Nothing acknowledged and no committed position: from the log start if known, else
+                # from where the watermark was first seen (auto.offset.reset=latest).
+                st.next_offset = low if low >= 0 else high
+            st.next_offset = max(st.next_offset, low)
+        if st.end_offset < 0 or st.next_offset < 0:
+            return 0
+        return max(0, st.end_offset - st.next_offset)
+
     def _partition_samples(self, topic: str, partition: int, st: PartitionStats) -> Iterator[MetricSample]:
         labels = {"source": self.source, "target": self.target, "topic": topic, "partition": str(partition)}
         for name, doc, value in (
@@ -126,7 +173,8 @@ class SourceMetrics:
                 ("record_rate", "Records replicated per second.", st.record_rate),
                 ("byte_count", "Value bytes replicated.", st.bytes),
                 ("byte_rate", "Value bytes replicated per second.", st.byte_rate),
-                ("offset_lag", "Records on the source not yet replicated (high watermark - next offset).", st.lag)):
+                ("offset_lag", "Records on the source not yet replicated (end offset - next unacknowledged offset).",
+                 self._lag(partition, st))):
             yield MetricSample(_P + name, doc, labels, value)
         if st.age_n:
             for suffix, value in zip(_SUFFIXES, (st.age_last, st.age_min, st.age_max, st.age_sum / st.age_n),

@@ -62,9 +62,12 @@ class MirrorSourceTask(MessageRunTask):
         assert self.context is not None
         self._provenance = self._provenance_filters()
         self.metrics = SourceMetrics(self.cfg.source, self.cfg.target, self.context.metrics)
+        # Every assigned partition has its series from now on (Java's MirrorSourceMetrics does the same).
+        self.metrics.assign([(topic, self._remote[topic], partition, self._start_next[(topic, partition)])
+                             for topic, partition in self.assigned], self.consumer.end_offsets)
         for stats in self._consumer_stats:
             self.context.metrics.register(stats.samples)
-        self._acked: dict[str, dict[int, int]] = {}
+        self._acked: dict[str, dict[int, tuple[int, int]]] = {}  # remote topic -> partition -> (count, next)
         self._last_ts = 0
         self.sync_producer = None
         self.syncs: OffsetSyncWriter | None = None
@@ -90,6 +93,7 @@ class MirrorSourceTask(MessageRunTask):
                          **fetch_defaults(user, sessions), **user}
         reset = consumer_conf.get("auto.offset.reset", "earliest")
         positions = []
+        self._start_next: dict[tuple[str, int], int] = {}  # the next offset to replicate (-1: not known)
         assert self.context is not None
         reader = self.context.offset_storage_reader
         for topic, partition in self.assigned:
@@ -100,6 +104,7 @@ class MirrorSourceTask(MessageRunTask):
                 positions.append((topic, partition, int(committed["offset"]) + 1))
             else:
                 positions.append((topic, partition, OFFSET_END if reset == "latest" else OFFSET_BEGINNING))
+            self._start_next[(topic, partition)] = max(-1, positions[-1][2])
         self._consumer_stats: list[ClientStats] = []
 
         def new_session(index: int) -> Any:
@@ -144,10 +149,8 @@ class MirrorSourceTask(MessageRunTask):
 
     def _add_runs(self, runs: list[MessageRun], topic: str, partition: int, messages: list[Any]) -> None:
         remote = self._remote[topic]
-        last = messages[-1]
-        high = self.consumer.watermark(topic, partition)
         self.metrics.polled(remote, partition, sum(map(len, messages)), messages[0].timestamp()[1],
-                            last.timestamp()[1], high - last.offset() - 1)
+                            messages[-1].timestamp()[1])
         sp = self._partitions[(topic, partition)]
         provenance = self._provenance.get(topic)
         if provenance is None:  # the hot path: the consumed messages as they are, no per-message work
@@ -175,13 +178,14 @@ class MirrorSourceTask(MessageRunTask):
         acked = self._acked.get(run.topic)
         if acked is None:
             acked = self._acked[run.topic] = {}
-        acked[run.partition] = acked.get(run.partition, 0) + len(run.messages)
-        self._last_ts = run.messages[-1].timestamp()[1]
+        last = run.messages[-1]
+        acked[run.partition] = (acked.get(run.partition, (0, 0))[0] + len(run.messages), last.offset() + 1)
+        self._last_ts = last.timestamp()[1]
 
     def _publish(self) -> None:
         for topic, counts in self._acked.items():
-            for partition, count in counts.items():
-                self.metrics.acked(topic, partition, count, self._last_ts)
+            for partition, (count, next_offset) in counts.items():
+                self.metrics.acked(topic, partition, count, self._last_ts, next_offset)
         self._acked.clear()
         self.metrics.publish()
         if self.sync_producer is not None:
@@ -213,4 +217,5 @@ class MirrorSourceTask(MessageRunTask):
         self._publish()
         if self.syncs is not None:
             self.syncs.flush_pending()  # and those of records acknowledged later, in the runner's final commit()
+        self.metrics.detach()  # a scrape reads the consumers' watermarks: not once they are closed
         self.consumer.close()

@@ -146,10 +146,12 @@ def consume_available(consumer: ck.Consumer, max_records: int, timeout: float) -
     return messages
 
 
-def watermarks(consumer: ck.Consumer, topic: str, partition: int) -> int:
-    """High watermark from the last fetch response (no broker round trip); -1 if not known yet."""
+def watermarks(consumer: ck.Consumer, topic: str, partition: int) -> tuple[int, int]:
+    """(low, high) watermarks from the last fetch response (no broker round trip); -1 where not known yet."""
     result = consumer.get_watermark_offsets(ck.TopicPartition(topic, partition), cached=True)
-    return int(result[1]) if result and result[1] >= 0 else -1
+    if not result:
+        return -1, -1
+    return max(-1, int(result[0])), max(-1, int(result[1]))
 
 
 def positions(consumer: ck.Consumer, topic: str, partitions: Sequence[int]) -> dict[int, int]:

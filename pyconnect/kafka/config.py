@@ -77,14 +77,25 @@ JAVA_CLIENT_SASL_KEYS = frozenset({
     "sasl.oauthbearer.client.credentials.client.secret", "sasl.oauthbearer.jwt.retriever.class",
     "sasl.oauthbearer.jwt.validator.class",
 })
+# librdkafka's names of client security settings (those Java has under another name, or not at all): a
+# Python user writes these, and in mm2.properties they go wherever the Java names go (every scope).
+LIBRDKAFKA_CLIENT_SECURITY_KEYS = frozenset({
+    "ssl.ca.location", "ssl.ca.pem", "ssl.ca.certificate.stores", "ssl.crl.location", "ssl.certificate.location",
+    "ssl.certificate.pem", "ssl.key.location", "ssl.key.pem", "ssl.curves.list", "ssl.sigalgs.list",
+    "enable.ssl.certificate.verification", "sasl.mechanisms", "sasl.username", "sasl.password",
+    "sasl.kerberos.principal", "sasl.kerberos.keytab", "sasl.oauthbearer.config", "sasl.oauthbearer.method",
+    "sasl.oauthbearer.client.id", "sasl.oauthbearer.client.secret", "sasl.oauthbearer.extensions",
+    "enable.sasl.oauthbearer.unsecure.jwt",
+})
 MIRROR_CLIENT_KEYS = (frozenset({"bootstrap.servers", "security.protocol"}) | JAVA_CLIENT_SSL_KEYS
-                      | JAVA_CLIENT_SASL_KEYS)
+                      | JAVA_CLIENT_SASL_KEYS | LIBRDKAFKA_CLIENT_SECURITY_KEYS)
 SECURITY_PROTOCOLS = ("PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL")
 # Java's PASSWORD-typed client settings: the only values its ConfigDef does not trim.
 _PASSWORDS = frozenset({
     "ssl.keystore.password", "ssl.key.password", "ssl.keystore.key", "ssl.keystore.certificate.chain",
     "ssl.truststore.certificates", "ssl.truststore.password", "sasl.jaas.config",
     "sasl.oauthbearer.client.credentials.client.secret", "sasl.oauthbearer.assertion.private.key.passphrase",
+    "sasl.password", "sasl.oauthbearer.client.secret", "ssl.key.pem",  # their librdkafka twins
 })
 
 # Client-level keys that may appear at the top of a worker or cluster config and belong to clients.
@@ -101,7 +112,8 @@ def is_client_key(key: str) -> bool:
 
 
 def is_mirror_client_key(key: str) -> bool:
-    """A key of MirrorClientConfig.CLIENT_CONFIG_DEF: bootstrap.servers, security.protocol, client SSL/SASL."""
+    """A key of MirrorClientConfig.CLIENT_CONFIG_DEF (bootstrap.servers, security.protocol, client SSL/SASL)
+    or the librdkafka name of a client security setting (LIBRDKAFKA_CLIENT_SECURITY_KEYS)."""
     return key in MIRROR_CLIENT_KEYS
 
 

@@ -121,20 +121,26 @@ DEFS = {"MirrorSourceConnector": SOURCE, "MirrorCheckpointConnector": CHECKPOINT
         "MirrorHeartbeatConnector": HEARTBEAT}
 
 
-def test_top_level_tls_reaches_every_client() -> None:
-    cfg = mm2(TLS)
+def _every_client(text: str) -> list[dict[str, str]]:
+    """The librdkafka settings of every client the flows of `text` build (workers' and connectors')."""
+    cfg = mm2(text)
+    clients = []
     for flow in (Flow("A", "B"), Flow("B", "A")):
         worker = WorkerConfig(cfg.worker_config(flow))
-        clients = [worker.client_config(role) for role in ("producer", "consumer", "admin")]  # internal topics
+        clients += [worker.client_config(role) for role in ("producer", "consumer", "admin")]
         clients += [worker.client_config("admin", "admin."), worker.task_client_config("producer"),
                     worker.task_client_config("consumer")]
         for name, definition in DEFS.items():
             connector = MirrorConfig(definition, cfg.connector_config(flow, name))
             clients += [connector.client(side, role) for side in ("source", "target")
                         for role in ("producer", "consumer", "admin")]
-        for conf in clients:
-            assert conf["security.protocol"] == "SSL" and conf["ssl.ca.location"] == "/certs/ca.pem", conf
-            assert conf["sasl.mechanisms"] == "PLAIN", conf
+    return clients
+
+
+def test_top_level_tls_reaches_every_client() -> None:
+    for conf in _every_client(TLS):
+        assert conf["security.protocol"] == "SSL" and conf["ssl.ca.location"] == "/certs/ca.pem", conf
+        assert conf["sasl.mechanisms"] == "PLAIN", conf
 
 
 def test_top_level_bootstrap_applies_to_every_cluster() -> None:
@@ -245,3 +251,69 @@ def test_connector_list_settings_keep_empty_items_as_java() -> None:
     raw = mm2(SAMPLE.replace("A->B.topics = .*", "A->B.topics = a,,b")).connector_config(
         Flow("A", "B"), "MirrorSourceConnector")
     assert MirrorConfig(SOURCE, raw)["topics"] == ["a", "", "b"]
+
+
+# librdkafka's names of client security settings, each with the Java setting(s) it corresponds to.
+TWINS = [
+    ("ssl.truststore.location = /ca.pem\nssl.truststore.type = PEM\n", "ssl.ca.location = /ca.pem\n"),
+    ("sasl.mechanism = PLAIN\n", "sasl.mechanisms = PLAIN\n"),
+    ('sasl.jaas.config = org.apache.kafka.common.security.plain.PlainLoginModule required username="u" '
+     'password="p ";\n', "sasl.username = u\nsasl.password = p \n"),
+    ("ssl.keystore.type = PEM\nssl.keystore.location = /id.pem\n",
+     "ssl.certificate.location = /id.pem\nssl.key.location = /id.pem\n"),
+]
+SCOPES = ["", "A.", "B.", "A.consumer.", "B.producer.", "A.admin.", "A->B.", "A->B.source.consumer."]
+
+@pytest.mark.parametrize("scope", SCOPES)
+@pytest.mark.parametrize(("java", "librdkafka"), TWINS)
+def test_librdkafka_security_names_behave_as_the_java_names_at_every_scope(scope: str, java: str,
+                                                                           librdkafka: str) -> None:
+    """MirrorMakerConfig.clusterProps carries the top-level client security settings (CLIENT_CONFIG_DEF's)
+    to every cluster and `<cluster>.` ones to its clients: librdkafka's names go exactly where Java's go
+    (under `<source>-><target>.` a bare client setting reaches no client, in Java as here: a flow's
+    clients read `<side>.<role>.*`). A password keeps its trailing space (Java's PASSWORD type)."""
+    def scoped(lines: str) -> str:
+        return "".join(scope + line + "\n" for line in lines.splitlines())
+
+    base = TLS.split("security.protocol")[0] + "security.protocol = SASL_SSL\n"
+    with_java, with_librdkafka = _every_client(base + scoped(java)), _every_client(base + scoped(librdkafka))
+    assert with_librdkafka == with_java
+    if scope != "A->B.":
+        assert with_java != _every_client(base), "the setting reaches some client"
+    if not scope:
+        assert all("ssl.ca.location" in c or "sasl.mechanisms" in c or "sasl.username" in c
+                   or "ssl.certificate.location" in c for c in with_librdkafka), "top level: every client"
+
+
+def test_a_top_level_librdkafka_security_name_is_not_warned_about(caplog: pytest.LogCaptureFixture) -> None:
+    with caplog.at_level(logging.WARNING):
+        mm2(TLS + "ssl.ca.location = /ca.pem\nsasl.username = u\nssl.key.location = /k.pem\n")
+    assert "is not used" not in caplog.text
+
+
+def test_per_connector_scope_and_state() -> None:
+    """`<flow>.<Connector>.<key>` reaches that connector only, above the flow's value (Strimzi's per-connector
+    sourceConnector/checkpointConnector settings); `.state` is read as the connector's target state."""
+    cfg = mm2(SAMPLE + "A->B.tasks.max = 2\nA->B.MirrorSourceConnector.tasks.max = 5\n"
+              "A->B.MirrorCheckpointConnector.state = Paused\n"
+              "A->B.MirrorHeartbeatConnector.auto.restart.enabled = true\n")
+    flow = Flow("A", "B")
+    source, checkpoint = (cfg.connector_config(flow, n)
+                          for n in ("MirrorSourceConnector", "MirrorCheckpointConnector"))
+    assert source["tasks.max"] == "5" and checkpoint["tasks.max"] == "2"
+    leaked = [k for c in (source, checkpoint) for k in c if k.startswith("Mirror") or k == "state"]
+    assert leaked == [], "the scope and the state are not connector settings"
+    assert cfg.connector_config(flow, "MirrorHeartbeatConnector")["auto.restart.enabled"] == "true"
+    assert str(cfg.connector_state(flow, "MirrorCheckpointConnector")) == "PAUSED"
+    assert cfg.connector_state(flow, "MirrorSourceConnector") is None
+
+
+@pytest.mark.parametrize(("line", "fragment"), [
+    ("A->B.MirrorSourceConnector.state = sleeping", "invalid state 'sleeping'"),
+    ("A->B.state = paused", "set per connector"),
+    ("A->B.MirrorSourceConnector.auto.restart.max.restarts = -3", "auto.restart.max.restarts"),
+])
+def test_bad_per_connector_values_name_line_and_key(line: str, fragment: str) -> None:
+    with pytest.raises(ConfigFileError) as err:
+        mm2(SAMPLE + line + "\n")
+    assert "mm2.properties:17" in str(err.value) and fragment in str(err.value), str(err.value)

@@ -28,8 +28,8 @@ def _flow(source: str, tasks: int) -> tuple[_Worker, SourceMetrics]:
     worker = _Worker({"MirrorSourceConnector": _Runner("RUNNING")},
                      {TaskId("MirrorSourceConnector", i): _Runner("RUNNING") for i in range(tasks)})
     metrics = SourceMetrics(source, "B", worker.tasks[TaskId("MirrorSourceConnector", 0)].metrics)
-    metrics.polled(f"{source}.t", 0, 100, 1, 2, 0)
-    metrics.acked(f"{source}.t", 0, 10, 2)
+    metrics.polled(f"{source}.t", 0, 100, 1, 2)
+    metrics.acked(f"{source}.t", 0, 10, 2, 10)
     metrics.publish(force=True)
     return worker, metrics
 
@@ -71,7 +71,8 @@ def test_mirror_task_samples() -> None:
     registry = TaskMetricsRegistry()
     source = SourceMetrics("A", "B", registry)
     checkpoints = CheckpointMetrics("A", "B", registry)
-    source.polled("A.t", 3, 50, 1, 1, 7)
+    source.assign([("t", "A.t", 3, 0)], lambda topic, partition: (0, 7))
+    source.polled("A.t", 3, 50, 1, 1)
     checkpoints.acked("g", "t", 0, 12.0)
     checkpoints.acked("g", "t", 0, 4.0)
     by_name = {s.name: s for s in registry.samples()}
@@ -83,6 +84,30 @@ def test_mirror_task_samples() -> None:
     assert "kafka_connect_mirror_mirrorsourceconnector_replication_latency_ms" not in by_name, "nothing acked yet"
 
 
+def test_assigned_partitions_have_series_from_the_start_and_lag_from_end_offsets() -> None:
+    """Java's MirrorSourceMetrics registers each assigned partition (under its remote topic) when the task
+    starts: record_count 0 before any record; the lag follows the end offset whether or not records come,
+    and the acknowledged position once they do."""
+    registry = TaskMetricsRegistry()
+    source = SourceMetrics("A", "B", registry)
+    ends = {("t", 0): (0, 5), ("t", 1): (-1, -1)}
+    source.assign([("t", "A.t", 0, 2), ("t", "A.t", 1, -1)], lambda topic, partition: ends[(topic, partition)])
+
+    def value(name: str, partition: int) -> float:
+        return next(s.value for s in registry.samples() if s.name == "kafka_connect_mirror_mirrorsourceconnector_"
+                    + name and s.labels["partition"] == str(partition))
+
+    assert [value("record_count", p) for p in (0, 1)] == [0, 0]
+    assert [value("offset_lag", p) for p in (0, 1)] == [3, 0], "committed at 1 (next 2), end 5; end unknown"
+    ends[("t", 0)], ends[("t", 1)] = (0, 9), (0, 4)
+    assert [value("offset_lag", p) for p in (0, 1)] == [7, 4], "no record polled: the end offsets alone"
+    source.acked("A.t", 0, 6, 1, 8)
+    assert (value("record_count", 0), value("offset_lag", 0)) == (6, 1)
+    source.detach()
+    ends[("t", 0)] = (0, 100)
+    assert value("offset_lag", 0) == 1, "detached (consumers closing): the last lag stays"
+
+
 def test_a_failing_provider_does_not_break_the_scrape() -> None:
     registry = TaskMetricsRegistry()
 
@@ -90,7 +115,7 @@ def test_a_failing_provider_does_not_break_the_scrape() -> None:
         raise RuntimeError("boom")
 
     registry.register(broken)  # type: ignore[arg-type]
-    SourceMetrics("A", "B", registry).polled("A.t", 0, 1, 1, 1, 0)
+    SourceMetrics("A", "B", registry).polled("A.t", 0, 1, 1, 1)
     assert {s.name for s in registry.samples()} >= {"kafka_connect_mirror_mirrorsourceconnector_byte_count"}
 
 
