@@ -57,6 +57,10 @@ class MirrorMaker:
         self.configs = worker_configs(config, listeners or config.values.get("listeners", "http://:8083"))
         if not self.configs:
             raise ValueError("no flow to run (enable one with '<source>-><target>.enabled = true')")
+        if any(c.admin_listeners is not None for c in self.configs.values()):
+            # Kafka's dedicated MirrorMaker serves no admin endpoints of its own either: refused, not ignored.
+            raise ValueError("admin.listeners: not supported by a dedicated MirrorMaker process (its /admin/loggers "
+                             "is served on `listeners`); remove the setting")
         self.listener = bind_listeners(next(iter(self.configs.values())).listeners)  # every entry of `listeners`
         self.workers: dict[Flow, Worker] = {}
         self.rest: RestServers | None = None

@@ -245,3 +245,15 @@ def test_connector_list_settings_keep_empty_items_as_java() -> None:
     raw = mm2(SAMPLE.replace("A->B.topics = .*", "A->B.topics = a,,b")).connector_config(
         Flow("A", "B"), "MirrorSourceConnector")
     assert MirrorConfig(SOURCE, raw)["topics"] == ["a", "", "b"]
+
+
+def test_dedicated_mode_refuses_admin_listeners() -> None:
+    """Kafka's dedicated MirrorMaker serves no admin endpoints of its own: `<alias>.admin.listeners` is refused
+    at start (before any port is bound), not accepted and ignored."""
+    from replikafka.mirror_maker import MirrorMaker
+
+    config = MirrorMakerConfig(parse_properties(
+        "clusters = A, B\nA.bootstrap.servers = a:9092\nB.bootstrap.servers = b:9092\nA->B.enabled = true\n"
+        "B.admin.listeners = http://127.0.0.1:0\n", "mm2.properties"))
+    with pytest.raises(ValueError, match="admin.listeners: not supported by a dedicated MirrorMaker"):
+        MirrorMaker(config, "http://127.0.0.1:0")
