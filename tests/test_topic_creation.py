@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from tests.harness.kafka_io import partition_count, read_messages, topic_config, topic_names
-from tests.harness.workers import WorkerProcess
+from tests.harness.workers import WorkerProcess, wait_for
 
 FILE_SOURCE = "org.apache.kafka.connect.file.FileStreamSourceConnector"
 
@@ -39,8 +39,8 @@ def test_file_source_creates_its_topic_with_the_configured_groups(cluster_factor
         "topic.creation.groups": "hourly", "topic.creation.hourly.include": "hourly-.*",
         "topic.creation.hourly.partitions": "2", "topic.creation.hourly.retention.ms": "3600000"})).status_code == 201
     for topic in (plain, hourly):
-        # idle: the task may still be starting when the read begins; the read ends once 20 records are in.
-        records = read_messages(broker.bootstrap, topic, idle=10, expect=20, timeout=30)
+        wait_for(lambda t=topic: partition_count(broker.bootstrap, t) > 0, 30, f"{topic} created by the task")
+        records = read_messages(broker.bootstrap, topic, expect=20, timeout=30)
         assert sorted(m.value() for m in records) == sorted(f"line-{i}".encode() for i in range(20)), topic
     assert partition_count(broker.bootstrap, plain) == 3
     assert partition_count(broker.bootstrap, hourly) == 2
