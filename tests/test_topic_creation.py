@@ -72,3 +72,14 @@ def test_topic_creation_settings_are_validated_as_kafka_does(cluster_factory: An
                                                 "Duplicate alias provided."]}, errors
     assert w.request("GET", "/connectors").json() == []
     assert topic not in topic_names(w.props["bootstrap.servers"])
+
+
+def test_a_worker_without_topic_creation_leaves_the_keys_unused(cluster_factory: Any, unique: str,
+                                                                 tmp_path: Path) -> None:
+    """topic.creation.enable=false: the keys are neither validated (Kafka builds no topic creation groups
+    then) nor used, and the task's start says so."""
+    (w,) = cluster_factory(extra={"topic.creation.enable": "false"}).start(1)
+    config = _source(tmp_path / "a.txt", f"plain-{unique}", **{"topic.creation.default.partitions": "3"})
+    assert _post(w, "unused", config).status_code == 201
+    wait_for(lambda: "the connector's topic.creation.* settings are not used: the worker has "
+                     "topic.creation.enable=false" in w.log_path.read_text(), 30, "the warning")
