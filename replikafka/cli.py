@@ -25,7 +25,7 @@ from pyconnect.kafka.clients import KafkaClientError
 from pyconnect.runtime.cluster.worker_identity import WorkerIdInUse
 from pyconnect.runtime.worker import Worker
 from replikafka import backfill_cli, broker_cli, offsets_cli
-from rest.listener import ListenerBindError, bind_listener
+from rest.listener import ListenerBindError, bind_listeners
 
 log = logging.getLogger("pyconnect")
 
@@ -112,17 +112,17 @@ def run_mirror_maker(path: str, clusters: list[str] | None, listeners: str | Non
 def run_distributed(path: str) -> int:
     """Start one worker and serve REST until SIGTERM/SIGINT; return the exit code. The REST listener is bound
     before the worker is created: a taken port stops the start before anything is written to the cluster."""
-    from rest.server import RestServer
+    from rest.server import RestServers
 
     stop = stop_on_signal()  # from here a SIGTERM stops the worker gracefully, also while it starts
     try:
         config = load_worker_config(load_properties(path))
-        listener = bind_listener(config.listener)
+        listener = bind_listeners(config.listeners, config.admin_listeners or [])
     except (ConfigFileError, ListenerBindError, ValueError) as exc:
         return startup_error(path, exc)
     try:
         worker = Worker(config)
-        rest = RestServer(worker, listener)
+        rest = RestServers(worker, listener)
     except (KafkaClientError, ListenerBindError, ValueError) as exc:
         listener.close()
         return startup_error(path, exc)
@@ -133,7 +133,7 @@ def run_distributed(path: str) -> int:
         worker.stop()  # a refused worker has started nothing but its membership reader
         listener.close()
         return startup_error(path, exc)
-    log.info("REST API listening on %s (advertised %s)", listener.url, config.advertised_url)
+    log.info("REST API listening on %s (advertised %s)", listener.urls, config.advertised_url)
     stop.wait()
     rest.stop()
     worker.stop()

@@ -23,9 +23,9 @@ from pyconnect.runtime.logs.worker_scope import WorkerScope
 from pyconnect.runtime.worker import Worker
 from rest.app import create_app
 from rest.flows_root import create_root_app
-from rest.listener import bind_listener
+from rest.listener import bind_listeners
 from rest.security import BasicAuth
-from rest.server import RestServer
+from rest.server import RestServers
 
 log = logging.getLogger(__name__)
 
@@ -66,15 +66,19 @@ class MirrorMaker:
         self.configs = worker_configs(config, listeners or config.values.get("listeners", "http://:8083"))
         if not self.configs:
             raise ValueError("no flow to run (enable one with '<source>-><target>.enabled = true')")
-        self.listener = bind_listener(next(iter(self.configs.values())).listener)
+        if any(c.admin_listeners is not None for c in self.configs.values()):
+            # Kafka's dedicated MirrorMaker serves no admin endpoints of its own either: refused, not ignored.
+            raise ValueError("admin.listeners: not supported by a dedicated MirrorMaker process (its /admin/loggers "
+                             "is served on `listeners`); remove the setting")
+        self.listener = bind_listeners(next(iter(self.configs.values())).listeners)  # every entry of `listeners`
         self.workers: dict[Flow, Worker] = {}
-        self.rest: RestServer | None = None
+        self.rest: RestServers | None = None
 
     def build(self) -> None:
         """Create the herders (their internal topics) and the REST app; the port is released on failure."""
         try:
             self.workers = build_workers(self.config, self.configs)
-            self.rest = RestServer(next(iter(self.workers.values())), self.listener, self._app())
+            self.rest = RestServers(next(iter(self.workers.values())), self.listener, self._app())
         except BaseException:
             self.close()
             raise
@@ -105,7 +109,7 @@ class MirrorMaker:
         self.rest.start()
         first = next(iter(self.workers.values()))
         log.info("REST API for %s under %s/<source>/<target>, health of all flows at %s/health (advertised %s)",
-                 ", ".join(map(str, self.workers)), self.listener.url, self.listener.url, first.config.advertised_url)
+                 ", ".join(map(str, self.workers)), self.listener.urls, self.listener.url, first.config.advertised_url)
 
     def close(self) -> None:
         """Release the REST port of a process that stops before it starts (nothing else is held yet)."""

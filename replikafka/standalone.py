@@ -27,8 +27,8 @@ from pyconnect.runtime.standalone_storage import standalone_log_factory
 from pyconnect.runtime.worker import Worker
 from pyconnect.storage.file_log import FileLogError
 from replikafka.connector_files import ConnectorFile, load_connector_file
-from rest.listener import ListenerBindError, bind_listener
-from rest.server import RestServer
+from rest.listener import ListenerBindError, bind_listeners
+from rest.server import RestServers
 
 log = logging.getLogger("pyconnect")
 
@@ -64,14 +64,15 @@ def run_standalone(worker_path: str, connector_paths: list[str]) -> int:
 
     try:
         config, connectors = _load(worker_path, connector_paths)
-        listener = bind_listener(config.listener)  # first: a taken port stops the start before anything runs
+        # First: a taken port stops the start before anything runs.
+        listener = bind_listeners(config.listeners, config.admin_listeners or [])
     except (ConfigFileError, ListenerBindError, ValueError) as exc:
         return startup_error(worker_path, exc)
     try:
         worker = Worker(config, log_factory=standalone_log_factory(config))
         # As ConnectStandalone looks up the Kafka cluster id: an unreachable cluster stops the start.
         worker.cluster_id = Admin(config.client_config("admin", "admin.")).cluster_id(timeout=20)
-        rest = RestServer(worker, listener)
+        rest = RestServers(worker, listener)
     except (KafkaClientError, ListenerBindError, ValueError) as exc:
         listener.close()
         return startup_error(worker_path, exc)
@@ -86,7 +87,7 @@ def run_standalone(worker_path: str, connector_paths: list[str]) -> int:
     except ListenerBindError as exc:
         worker.stop()
         return startup_error(worker_path, exc)
-    log.info("REST API listening on %s (advertised %s)", listener.url, config.advertised_url)
+    log.info("REST API listening on %s (advertised %s)", listener.urls, config.advertised_url)
     try:
         _create_connectors(worker, connectors)
     except (HerderError, RuntimeError) as exc:

@@ -9,7 +9,7 @@ One router per resource:
 
     rest.root                  /, /health
     rest.console               /ui, /ui/state (the operator console; not Connect's)
-    rest.admin                 /admin/loggers, /admin/loggers/{name}
+    rest.admin                 /admin/loggers, /admin/loggers/{name} (on `admin.listeners` when set)
     rest.connectors            /connectors, /connectors/{name}
     rest.connector_tasks       /connectors/{name}/status, /tasks, /tasks-config, /tasks/{task}/status
     rest.connector_config      /connectors/{name}/config
@@ -34,8 +34,8 @@ import pyconnect
 from pyconnect.logging_context import scope as log_scope
 from pyconnect.runtime.herder.herder import Herder
 from pyconnect.runtime.worker import Worker
+from rest import admin as admin_routes
 from rest import (
-    admin,
     connector_config,
     connector_lifecycle,
     connector_offsets,
@@ -93,10 +93,8 @@ class _InLogScope:
             await self.app(scope, receive, send)
 
 
-def create_app(worker: Worker) -> FastAPI:
-    """The REST API of `worker` (one app per worker: dedicated MirrorMaker mounts one per flow)."""
-    herder = Herder(worker)
-    routing = Routing(herder, Forwarder(client_verify(worker.config.raw)))
+def _base_app(worker: Worker) -> FastAPI:
+    """An app with Connect's error bodies and, when configured, basic auth on every path but /health."""
     auth = BasicAuth.from_worker(worker.config.raw)
     app = _ConnectApi(title="replikafka REST API (Kafka Connect compatible)", version=pyconnect.__version__,
                       redirect_slashes=False)
@@ -115,10 +113,26 @@ def create_app(worker: Worker) -> FastAPI:
                 return error(401, "Unauthorized: valid credentials are required",
                              None if scripted else {"WWW-Authenticate": 'Basic realm="connect"'})
             return await call_next(request)
+    return app
 
+
+def _finish(app: FastAPI, worker: Worker) -> FastAPI:
+    app.add_middleware(_StripTrailingSlash)
+    if worker.scope.name:
+        app.add_middleware(_InLogScope, name=worker.scope.name)
+    return app
+
+
+def create_app(worker: Worker, admin: bool = True) -> FastAPI:
+    """The REST API of `worker` (one app per worker: dedicated MirrorMaker mounts one per flow); `admin`:
+    with /admin/loggers (False when `admin.listeners` serves them, or disables them)."""
+    herder = Herder(worker)
+    routing = Routing(herder, Forwarder(client_verify(worker.config.raw)))
+    app = _base_app(worker)
     # Registered in the order of the paths in /openapi.json.
     app.include_router(root.router(herder))
-    app.include_router(admin.router(herder))
+    if admin:
+        app.include_router(admin_routes.router(herder))
     app.include_router(connectors.router(herder, routing))
     app.include_router(connector_tasks.router(herder))
     app.include_router(connector_config.router(herder, routing))
@@ -128,7 +142,11 @@ def create_app(worker: Worker) -> FastAPI:
     app.include_router(plugins.router(herder))
     app.include_router(console.router(console.Console(herder, worker.history, worker.worker_id,
                                                       worker.config.settings.console_read_only)))
-    app.add_middleware(_StripTrailingSlash)
-    if worker.scope.name:
-        app.add_middleware(_InLogScope, name=worker.scope.name)
-    return app
+    return _finish(app, worker)
+
+
+def create_admin_app(worker: Worker) -> FastAPI:
+    """What an `admin.listeners` listener serves (KIP-495): /admin/loggers only; any other path is a 404."""
+    app = _base_app(worker)
+    app.include_router(admin_routes.router(Herder(worker)))
+    return _finish(app, worker)

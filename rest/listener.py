@@ -7,6 +7,7 @@ Invariants:
   without having written a single record to any cluster: it never claims leadership, never takes a
   task, never disturbs the process that owns the port (Java Connect fails the same way, at start,
   with "Unable to initialize REST server").
+* Every entry of `listeners` and of `admin.listeners` is bound (all or none) before the worker exists.
 * The socket bound here is the one that serves: it is handed to uvicorn (`Server.run(sockets=...)`),
   so no other process can take the port between the check and the serving.
 """
@@ -15,6 +16,7 @@ from __future__ import annotations
 
 import os
 import socket
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from pyconnect.config.worker import RestListener
@@ -70,3 +72,39 @@ def bind_listener(listener: RestListener) -> BoundListener:
         raise ListenerBindError(f"Unable to initialize REST server: cannot bind the REST listener {address}: "
                                 f"{reason}") from exc
     return BoundListener(listener.scheme, sock)
+
+
+@dataclass(frozen=True)
+class BoundListeners:
+    """Every REST listener of one process, bound: `listeners` (the API) and `admin.listeners` (/admin)."""
+
+    main: list[BoundListener]
+    admin: list[BoundListener]
+
+    @property
+    def url(self) -> str:
+        """The first listener's URL (the one a process logs and advertises by default)."""
+        return self.main[0].url
+
+    @property
+    def urls(self) -> str:
+        """Every URL, for the start-up line; the admin listeners marked."""
+        return ", ".join([x.url for x in self.main] + [f"{x.url} (admin)" for x in self.admin])
+
+    def close(self) -> None:
+        """Release every port (for a process that stops before it serves)."""
+        for bound in self.main + self.admin:
+            bound.close()
+
+
+def bind_listeners(main: Sequence[RestListener], admin: Sequence[RestListener] = ()) -> BoundListeners:
+    """Bind every listener, or none: ListenerBindError naming the first that fails, the others released."""
+    bound: list[BoundListener] = []
+    try:
+        for listener in [*main, *admin]:
+            bound.append(bind_listener(listener))
+    except ListenerBindError:
+        for b in bound:
+            b.close()
+        raise
+    return BoundListeners(bound[:len(main)], bound[len(main):])

@@ -8,7 +8,7 @@ import time
 from typing import Any
 
 from pyconnect.runtime.worker import Worker
-from rest.listener import BoundListener, ListenerBindError
+from rest.listener import BoundListener, BoundListeners, ListenerBindError
 
 # Idle keep-alive connections close after Jetty's default idle timeout, as Connect's do. uvicorn's own 5 s
 # closed connections that clients were about to reuse: a client alternating between workers under load
@@ -64,3 +64,35 @@ class RestServer:
         self.server.should_exit = True
         if self.thread.ident is not None:  # started
             self.thread.join(5)
+
+
+class RestServers:
+    """Every listener of one worker: its `listeners` serve the REST API (one app, one server per listener:
+    http and https listeners differ in TLS), its `admin.listeners` serve /admin alone (KIP-495)."""
+
+    def __init__(self, worker: Worker, bound: BoundListeners, app: Any = None) -> None:
+        """ListenerBindError if a listener's TLS files do not load. `app`: served on `listeners` instead of
+        the worker's REST API (dedicated MirrorMaker's composed app)."""
+        from rest.app import create_admin_app, create_app
+
+        admin = worker.config.admin_listeners
+        main_app = app or create_app(worker, admin=admin is None)
+        self.servers = [RestServer(worker, listener, main_app) for listener in bound.main]
+        if bound.admin:
+            admin_app = create_admin_app(worker)
+            self.servers += [RestServer(worker, listener, admin_app) for listener in bound.admin]
+
+    def start(self) -> RestServers:
+        """Serve on every listener; ListenerBindError (the started ones stopped) if one does not start."""
+        for i, server in enumerate(self.servers):
+            try:
+                server.start()
+            except ListenerBindError:
+                for started in self.servers[:i]:
+                    started.stop()
+                raise
+        return self
+
+    def stop(self) -> None:
+        for server in self.servers:
+            server.stop()

@@ -354,7 +354,8 @@ def test_validate_hides_passwords_shows_defaults_and_names_the_class_as_given(re
     assert body["name"] == SecretSourceConnector.PATH and body["error_count"] == 0
     values = {c["value"]["name"]: c["value"]["value"] for c in body["configs"]}
     assert values == {"name": "v", "connector.class": SecretSourceConnector.PATH, "tasks.max": "3",
-                      "key.converter": None, "value.converter": None, "header.converter": None,
+                      "tasks.max.enforce": "true", "key.converter": None, "value.converter": None,
+                      "header.converter": None,
                       # KIP-891's version requirements, unset
                       "connector.plugin.version": None, "key.converter.plugin.version": None,
                       "value.converter.plugin.version": None, "header.converter.plugin.version": None,

@@ -18,7 +18,8 @@ from typing import Any
 from pyconnect.api.loading import class_validator, java_aliases, new_instance
 
 DEFAULT_TOPICS = [".*"]
-DEFAULT_TOPICS_EXCLUDE = [r".*[\-\.]internal", r".*\.replica", "__.*"]
+# Kafka 4.0's DefaultTopicFilter (KIP-1074): only MirrorMaker's own `mm2...internal` topics, not every `*.internal`.
+DEFAULT_TOPICS_EXCLUDE = [r"mm2.*\.internal", r".*\.replica", "__.*"]
 DEFAULT_GROUPS = [".*"]
 DEFAULT_GROUPS_EXCLUDE = ["console-consumer-.*", "connect-.*", "__.*"]
 DEFAULT_CONFIG_PROPERTIES_EXCLUDE = [

@@ -8,6 +8,8 @@ from collections.abc import Mapping
 from pyconnect.api.loading import class_validator, java_aliases, new_instance
 
 HEARTBEATS_TOPIC = "heartbeats"
+# The worker's default membership topic is connect-membership.<group.id>.internal (pyconnect.config.worker).
+MEMBERSHIP_PREFIX = "connect-membership."
 JAVA_PACKAGE = "org.apache.kafka.connect.mirror"
 
 
@@ -78,11 +80,17 @@ class ReplicationPolicy(ABC):
         return topic.endswith(f"{s}checkpoints{s}internal")
 
     def is_mm2_internal_topic(self, topic: str) -> bool:
-        return topic.endswith(f"{self.internal_separator}internal")
+        """MirrorMaker's own topics (Kafka 4.0, KIP-1074): `mm2...<sep>internal` (offset syncs, its Connect
+        topics, the remote-topics ledger) and checkpoints; plus this project's membership topic
+        (`connect-membership.<group>.internal`), which a Java worker does not have."""
+        suffix = f"{self.internal_separator}internal"
+        return ((topic.startswith("mm2") and topic.endswith(suffix)) or self.is_checkpoints_topic(topic)
+                or (topic.startswith(MEMBERSHIP_PREFIX) and topic.endswith(".internal")))
 
     def is_internal_topic(self, topic: str) -> bool:
-        return (self.is_mm2_internal_topic(topic) or topic.startswith(("__", "."))
-                or topic.endswith(("-internal", ".internal")))
+        """Never replicated: MirrorMaker's own topics and Kafka's (`__...`, `.`...). Since Kafka 4.0 (KIP-1074)
+        a user topic that merely ends in `.internal` or `-internal` is replicated like any other."""
+        return self.is_mm2_internal_topic(topic) or topic.startswith(("__", "."))
 
 
 class DefaultReplicationPolicy(ReplicationPolicy):

@@ -49,9 +49,6 @@ UNIMPLEMENTED: dict[str, Unimplemented] = {
     "worker.unsync.backoff.ms": Unimplemented(frozenset({"300000"}), _SYNC),
     "access.control.allow.origin": Unimplemented(frozenset({""}), _CORS),
     "access.control.allow.methods": Unimplemented(frozenset({""}), _CORS),
-    "admin.listeners": Unimplemented(
-        frozenset(), "not implemented: the admin endpoints (/admin/loggers) are served on the listeners; "
-                     "remove the setting"),
 }
 
 

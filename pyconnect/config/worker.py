@@ -171,8 +171,10 @@ WORKER_CONFIG = ConfigDef([
               "for REST API requests (empty: no CORS)."),
     ConfigKey("access.control.allow.methods", S, "", L, "Sets the methods supported for cross origin requests "
               "by setting the Access-Control-Allow-Methods header."),
-    ConfigKey("admin.listeners", LST, None, L, "List of comma-separated URIs the Admin REST API will listen "
-              "on (unset: the admin endpoints are on the main listeners)."),
+    ConfigKey("admin.listeners", LST, None, L, "List of comma-separated URIs the Admin REST API (/admin/loggers) "
+              "will listen on, e.g. http://127.0.0.1:8084; it is then not served on the listeners. Unset: the "
+              "admin endpoints are on the listeners; empty (\"\"): they are disabled. An https admin listener "
+              "uses the REST API's TLS settings."),
     ConfigKey("connector.config.unknown.keys", S, "warn", L,
               "What a connector config key that no definition knows, but close to one that is known (a typo "
               "such as topcis for topics), gets: 'warn' (a warning with the suggestion in the log and in "
@@ -223,6 +225,10 @@ KNOWN_PREFIXES = ("producer.", "consumer.", "admin.", "config.storage.", "offset
                    "response.http.", "task.", "worker.", "replication.policy.")
 
 
+# Connect's prefix of the admin listeners' own TLS settings (not implemented: see _admin_listeners).
+ADMIN_LISTENERS_HTTPS = "admin.listeners.https."
+
+
 @dataclass(frozen=True)
 class RestListener:
     scheme: str
@@ -258,7 +264,9 @@ class WorkerConfig:
         self.settings = WorkerSettings.from_values(self._settings_values(self.values))
         self.client_overrides, self.unsafe_allowed = self._override_policy(self.values)
         self._warn_unknown(self.raw)
-        self.listener = self._parse_listener()
+        self.listeners = self._parse_listeners("listeners", self.settings.listeners or ["http://:8083"])
+        self.listener = self.listeners[0]  # the one advertised (unless rest.advertised.* say otherwise)
+        self.admin_listeners = self._admin_listeners()
 
     def _warn_unknown(self, keys: Iterable[str]) -> None:
         """A warning naming file and line for each key that is neither defined nor passed on to clients."""
@@ -318,12 +326,29 @@ class WorkerConfig:
     def membership_topic(self) -> str:
         return (self.settings.membership_storage_topic or f"connect-membership.{self.group_id}.internal")
 
-    def _parse_listener(self) -> RestListener:
-        listeners = self.settings.listeners or ["http://:8083"]
-        url = urlparse(listeners[0])
-        if url.scheme not in ("http", "https") or url.port is None:
-            raise self._error("listeners", f"invalid listener {listeners[0]!r}: expected http(s)://host:port")
-        return RestListener(url.scheme, url.hostname or "0.0.0.0", url.port)
+    def _parse_listeners(self, key: str, entries: Iterable[str]) -> list[RestListener]:
+        """Every entry of a listener list (Connect serves each); `file:line: key:` naming a bad one."""
+        out = []
+        for entry in entries:
+            try:
+                url = urlparse(entry)
+                port = url.port
+            except ValueError:
+                port = None
+            if url.scheme not in ("http", "https") or port is None:
+                raise self._error(key, f"invalid listener {entry!r}: expected http(s)://host:port")
+            out.append(RestListener(url.scheme, url.hostname or "0.0.0.0", port))
+        return out
+
+    def _admin_listeners(self) -> list[RestListener] | None:
+        """`admin.listeners` (KIP-495): None when unset (/admin is served on `listeners`); an empty list when
+        set to "" (/admin is served nowhere); else the listeners that serve /admin, and only they do."""
+        raw = self.values.get("admin.listeners")
+        refused = next((k for k in self.raw if k.startswith(ADMIN_LISTENERS_HTTPS)), None)
+        if refused:
+            raise self._error(refused, "not implemented: an https admin listener uses the listeners.https.ssl.* "
+                                       "(or ssl.*) settings of the REST API; remove the setting")
+        return None if raw is None else self._parse_listeners("admin.listeners", [e for e in raw if e])
 
     @property
     def advertised_url(self) -> str:
@@ -350,7 +375,9 @@ class WorkerConfig:
         java = self._client_base()
         java["bootstrap.servers"] = self.settings.bootstrap_servers
         if extra_prefix:
-            java.update({k[len(extra_prefix):]: v for k, v in self.raw.items() if k.startswith(extra_prefix)})
+            # `admin.listeners` (and its https settings) are the REST server's, not the admin client's.
+            java.update({k[len(extra_prefix):]: v for k, v in self.raw.items()
+                         if k.startswith(extra_prefix) and not k.startswith("admin.listeners")})
         return to_librdkafka(java, role)
 
     def task_client_config(self, role: str) -> dict[str, str]:

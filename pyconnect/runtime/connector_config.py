@@ -49,15 +49,21 @@ COMMON = ConfigDef([
               documentation="Name or alias of the class for this connector."),
     ConfigKey("tasks.max", ConfigType.INT, 1, Importance.HIGH, "Maximum number of tasks to use for this connector.",
               group="Common", order=3, validator=at_least(1)),
-    ConfigKey("key.converter", ConfigType.CLASS, None, Importance.LOW, group="Common", order=4,
+    # KIP-1004 (Kafka 3.8): pyconnect/runtime/tasks_max.py.
+    ConfigKey("tasks.max.enforce", ConfigType.BOOLEAN, True, Importance.LOW, group="Common", order=4,
+              documentation="(Deprecated) Whether to enforce that the tasks.max property is respected by the "
+              "connector. By default, a connector that generates more task configs than tasks.max fails; set "
+              "to false, the connector may generate more tasks than tasks.max, a warning is logged and they all "
+              "run."),
+    ConfigKey("key.converter", ConfigType.CLASS, None, Importance.LOW, group="Common", order=5,
               documentation="Converter class for the keys of this connector's records "
               "(unset: the worker's key.converter).",
               validator=converter_class),
-    ConfigKey("value.converter", ConfigType.CLASS, None, Importance.LOW, group="Common", order=5,
+    ConfigKey("value.converter", ConfigType.CLASS, None, Importance.LOW, group="Common", order=6,
               documentation="Converter class for the values of this connector's records "
               "(unset: the worker's value.converter).",
               validator=converter_class),
-    ConfigKey("header.converter", ConfigType.CLASS, None, Importance.LOW, group="Common", order=6,
+    ConfigKey("header.converter", ConfigType.CLASS, None, Importance.LOW, group="Common", order=7,
               documentation="HeaderConverter class for the header values of this connector's records "
               "(unset: the worker's header.converter).",
               validator=header_converter_class),

@@ -15,6 +15,7 @@ from pyconnect.config.providers import resolve_config, restore_placeholders
 from pyconnect.plugins import PluginRegistry
 from pyconnect.runtime.connector_config import common_errors
 from pyconnect.runtime.metrics.worker_metrics import TaskMetricsRegistry
+from pyconnect.runtime.tasks_max import check_task_count, max_tasks
 from pyconnect.storage.config_store import ConfigStore
 
 log = logging.getLogger(__name__)
@@ -86,6 +87,8 @@ class ConnectorRunner:
         except Exception as exc:
             self._fail(exc)
             return
+        if self.state == State.FAILED:  # refresh_task_configs failed it (more task configs than tasks.max, say)
+            return
         self._set(State.PAUSED if target_state == TargetState.PAUSED else State.RUNNING)
 
     def set_target_state(self, target_state: TargetState) -> None:
@@ -106,16 +109,15 @@ class ConnectorRunner:
         if connector is None:
             return
         try:
-            max_tasks = int(self.config.get("tasks.max", "1"))
-            configs = connector.task_configs(max_tasks)
+            configs = connector.task_configs(max_tasks(self.config))
             classes = [connector.task_class_for(c) for c in configs]
             # Batch tasks (a bulk copy next to the source tasks) do not count against tasks.max.
-            limit = max_tasks + sum(1 for cls in classes if issubclass(cls, BatchTask))
+            check_task_count(self.name, self.config, sum(1 for cls in classes if not issubclass(cls, BatchTask)))
             # `task.class` is written after the connector's keys, as Connect's Worker writes it: it
             # records what runs the task, for readers of the config topic (Java's included).
             self._ensure_task_configs([restore_placeholders({**c, "task.class": f"{cls.__module__}:{cls.__qualname__}"},
                                                             self.config)
-                                       for c, cls in zip(configs[:limit], classes, strict=False)])
+                                       for c, cls in zip(configs, classes, strict=True)])
         except Exception as exc:
             self._fail(exc)
 

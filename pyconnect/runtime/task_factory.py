@@ -4,6 +4,7 @@ offset stores, a batch task its offset writer, a sink task its consumer group an
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Mapping
 from typing import Protocol
 
@@ -14,7 +15,10 @@ from pyconnect.api.states import State
 from pyconnect.api.task_id import TaskId
 from pyconnect.config.providers import resolve_config
 from pyconnect.config.worker import WorkerConfig
+from pyconnect.kafka.admin import Admin
+from pyconnect.kafka.config import to_librdkafka
 from pyconnect.plugins import PluginRegistry
+from pyconnect.runtime.client_overrides import task_overrides
 from pyconnect.runtime.connector_runner import connector_instance
 from pyconnect.runtime.errors import (
     ErrorHandlingMetrics,
@@ -30,9 +34,12 @@ from pyconnect.runtime.source.batch_runner import BatchTaskRunner
 from pyconnect.runtime.source.fencing import TaskPreflight
 from pyconnect.runtime.source.runner import RunnerSettings, SourceTaskRunner
 from pyconnect.runtime.source.task_setup import TaskSetup
+from pyconnect.runtime.source.topic_creation import TopicCreation, uses_topic_creation
 from pyconnect.storage.config_store import ConfigSnapshot
 from pyconnect.storage.offset_store import OffsetStore
 from pyconnect.transforms.connector_config import TRANSFORMS, aliases, build_chain
+
+log = logging.getLogger(__name__)
 
 Report = Callable[..., None]
 
@@ -88,7 +95,23 @@ class TaskFactory:
         chain = build_chain(resolve_config(connector_config)) if aliases(connector_config, TRANSFORMS) else None
         return SourceTaskRunner(task_id.connector, task_id.task, task, task_config, stores, settings, report,
                                 on_topic, preflight, chain, self._source_errors(task_id, connector_config),
-                                self._converter_names(connector_config))
+                                self._converter_names(connector_config),
+                                self._topic_creation(task_id, resolve_config(connector_config)))
+
+    def _topic_creation(self, task_id: TaskId, connector_config: Mapping[str, str]) -> Callable[[str], None] | None:
+        """The task's topic creation (KIP-158), when the worker allows it and the connector asks for it."""
+        if not uses_topic_creation(connector_config):
+            return None
+        if not self._config.values.get("topic.creation.enable", True):
+            log.warning("[%s] the connector's topic.creation.* settings are not used: the worker has "
+                        "topic.creation.enable=false", task_id)
+            return None
+
+        def admin() -> Admin:  # made on the task's thread, at its first new topic
+            conf = {**self._config.client_config("admin", "admin."),
+                    **to_librdkafka(task_overrides(self._config, connector_config, "admin"), "admin")}
+            return Admin(conf)
+        return TopicCreation(connector_config, admin).ensure
 
     @staticmethod
     def _source_errors(task_id: TaskId, connector_config: Mapping[str, str]) -> ToleranceOperator | None:

@@ -13,6 +13,7 @@ from pyconnect.config.worker import WORKER_CONFIG
 from pyconnect.converters.configs import CONVERTER_CONFIG, JSON_CONFIG, STRING_CONFIG
 from pyconnect.plugins import registry
 from pyconnect.runtime.connector_config import common_definition
+from pyconnect.runtime.source.topic_creation import REFERENCE as TOPIC_CREATION
 from pyconnect.transforms.connector_config import _IMPLICIT as TRANSFORM_KEYS
 from pyconnect.transforms.registry import builtin_predicates, builtin_transforms, java_name
 from pyconnect.transforms.spi import Predicate, Transformation
@@ -80,6 +81,9 @@ def config_sections() -> list[Section]:
         Section("Worker (standalone only)", "pyconnect/config/standalone.py",
                 tuple(STANDALONE_CONFIG.keys[name] for name in STANDALONE_CONFIG.keys if name in standalone_only)),
         Section("Every source connector", "pyconnect/runtime/connector_config.py", _keys(common_definition(False))),
+        Section("Topic creation of source connectors (`topic.creation.*`, KIP-158; any other "
+                "`topic.creation.<group>.<key>` is a topic config of the topics the group creates)",
+                "pyconnect/runtime/source/topic_creation.py", _keys(TOPIC_CREATION)),
         Section("Every sink connector (besides the source connector's)", "pyconnect/runtime/connector_config.py",
                 _keys(common_definition(True), common_definition(False).keys)),
         *_plugin_sections(),

@@ -29,8 +29,21 @@ def test_internal_topic() -> None:
     assert policy.is_internal_topic("__consumer_offsets")
     assert policy.is_internal_topic(".hiddentopic")
     assert policy.is_internal_topic("mm2-offsets.CLUSTER.internal"), "Connect's default offsets topic in MM2"
-    assert policy.is_internal_topic("mm2-offsets-CLUSTER-internal")
     assert not policy.is_internal_topic("mm2-offsets_CLUSTER_internal")
+    assert policy.is_internal_topic("mm2-offset-syncs.CLUSTER.internal")
+    assert policy.is_internal_topic("CLUSTER.checkpoints.internal")
+    assert policy.is_internal_topic("connect-membership.CLUSTER-mm2.internal"), "this project's membership topic"
+
+
+@pytest.mark.kafka("DefaultReplicationPolicy.isMM2InternalTopic, ReplicationPolicy.isInternalTopic (4.0, KIP-1074)")
+def test_user_topics_ending_in_internal_are_not_internal() -> None:
+    """Kafka 4.0 dropped the 3.x rule that every `*.internal` / `*-internal` topic is internal."""
+    policy = configured({})
+    for topic in ("billing.internal", "billing-internal", "mm2-offsets-CLUSTER-internal", "connect-offsets"):
+        assert not policy.is_internal_topic(topic), topic
+    underscore = configured({SEPARATOR: "_"})
+    assert underscore.is_internal_topic("mm2-offset-syncs_CLUSTER_internal")
+    assert not underscore.is_internal_topic("billing_internal")
 
 
 @pytest.mark.kafka("ReplicationPolicyTest.offsetSyncsTopic_shouldBeEffectedByInternalTopicSeparatorEnabled")

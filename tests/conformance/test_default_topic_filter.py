@@ -58,8 +58,11 @@ def test_replicates_heartbeats_when_disabled_but_filter_allows() -> None:
     assert selector.should_replicate("us-west.heartbeats")
 
 
+@pytest.mark.kafka("DefaultTopicFilter.TOPICS_EXCLUDE_DEFAULT (Kafka 4.0, KIP-1074)")
 def test_default_excludes() -> None:
     f = topic_filter()
     assert f.should_replicate_topic("orders")
-    for topic in ("x.internal", "x-internal", "a.replica", "__consumer_offsets"):
+    for topic in ("mm2-offsets.A.internal", "mm2-offset-syncs.B.internal", "a.replica", "__consumer_offsets"):
         assert not f.should_replicate_topic(topic), topic
+    for topic in ("x.internal", "x-internal"):  # user topics: replicated since Kafka 4.0
+        assert f.should_replicate_topic(topic), topic

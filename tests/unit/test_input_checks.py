@@ -47,7 +47,6 @@ def test_declared_providers_replace_the_implicit_ones() -> None:
     ("connect.protocol", "sessioned", False), ("connect.protocol", "compatible", True),
     ("scheduled.rebalance.max.delay.ms", "0", False), ("scheduled.rebalance.max.delay.ms", "300000", True),
     ("config.storage.partitions", "1", False), ("config.storage.partitions", "3", True),
-    ("admin.listeners", "http://:8084", True),
 ])
 def test_unimplemented_settings_pass_only_with_values_that_need_nothing(key: str, value: str, refused: bool) -> None:
     assert (unimplemented_error({key: value}) is not None) == refused
@@ -56,6 +55,24 @@ def test_unimplemented_settings_pass_only_with_values_that_need_nothing(key: str
             WorkerConfig({**BASE, key: value})
     else:
         WorkerConfig({**BASE, key: value})  # accepted: raises nothing
+
+
+def test_listeners_and_admin_listeners_are_parsed_and_kept_from_the_admin_client() -> None:
+    """RestServerConfig's keys: every entry of `listeners`; `admin.listeners` unset, empty or a list (KIP-495);
+    the `admin.` client prefix does not take `admin.listeners` (the admin client would refuse `listeners`)."""
+    config = WorkerConfig({**BASE, "listeners": "http://127.0.0.1:8083, https://localhost:8443",
+                           "admin.listeners": "http://127.0.0.1:8084", "admin.request.timeout.ms": "5000"})
+    assert [(x.scheme, x.host, x.port) for x in config.listeners] == [("http", "127.0.0.1", 8083),
+                                                                      ("https", "localhost", 8443)]
+    assert config.admin_listeners is not None and [x.port for x in config.admin_listeners] == [8084]
+    admin = config.client_config("admin", "admin.")
+    assert "listeners" not in admin and admin["request.timeout.ms"] == "5000"
+    assert WorkerConfig(BASE).admin_listeners is None
+    assert WorkerConfig({**BASE, "admin.listeners": ""}).admin_listeners == []
+    for key, value in (("admin.listeners", "ftp://x:1"), ("listeners", "http://:8083,http://nohost"),
+                       ("admin.listeners.https.ssl.keystore.location", "/k.pem")):
+        with pytest.raises(ConfigFileError, match=key):
+            WorkerConfig({**BASE, key: value})
 
 
 def test_unknown_keys_mode_is_validated() -> None:

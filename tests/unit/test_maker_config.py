@@ -317,3 +317,15 @@ def test_bad_per_connector_values_name_line_and_key(line: str, fragment: str) ->
     with pytest.raises(ConfigFileError) as err:
         mm2(SAMPLE + line + "\n")
     assert "mm2.properties:17" in str(err.value) and fragment in str(err.value), str(err.value)
+
+
+def test_dedicated_mode_refuses_admin_listeners() -> None:
+    """Kafka's dedicated MirrorMaker serves no admin endpoints of its own: `<alias>.admin.listeners` is refused
+    at start (before any port is bound), not accepted and ignored."""
+    from replikafka.mirror_maker import MirrorMaker
+
+    config = MirrorMakerConfig(parse_properties(
+        "clusters = A, B\nA.bootstrap.servers = a:9092\nB.bootstrap.servers = b:9092\nA->B.enabled = true\n"
+        "B.admin.listeners = http://127.0.0.1:0\n", "mm2.properties"))
+    with pytest.raises(ValueError, match="admin.listeners: not supported by a dedicated MirrorMaker"):
+        MirrorMaker(config, "http://127.0.0.1:0")

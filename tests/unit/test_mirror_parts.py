@@ -70,8 +70,9 @@ def test_unknown_policy_class() -> None:
 def test_filters_full_match_and_defaults() -> None:
     f = DefaultTopicFilter()
     f.configure({})
-    assert f.should_replicate_topic("orders") and not f.should_replicate_topic("x.internal")
-    assert not f.should_replicate_topic("x-internal")
+    assert f.should_replicate_topic("orders") and not f.should_replicate_topic("mm2-offsets.A.internal")
+    # Kafka 4.0's default exclude (KIP-1074): user topics ending in .internal / -internal are replicated.
+    assert f.should_replicate_topic("x.internal") and f.should_replicate_topic("x-internal")
     assert not f.should_replicate_topic("a.replica") and not f.should_replicate_topic("__consumer_offsets")
     g = DefaultTopicFilter(["ord"], [])
     assert not g.should_replicate_topic("orders"), "whole-name match"

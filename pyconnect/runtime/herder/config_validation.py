@@ -21,6 +21,7 @@ from pyconnect.runtime.herder.errors import BadConfig, NotFound
 from pyconnect.runtime.herder.exactly_once_validation import exactly_once_errors
 from pyconnect.runtime.results import ConfigInfo, ConfigInfos, ConfigKeyInfo, ConfigValueInfo
 from pyconnect.runtime.sink.config import sink_errors
+from pyconnect.runtime.source import topic_creation
 from pyconnect.transforms import connector_config as transforms
 
 log = logging.getLogger(__name__)
@@ -84,6 +85,10 @@ def validated(plugins: PluginRegistry, config: Mapping[str, str], exactly_once: 
     values = {**common, **chain.values, **connector.validate(config)}
     if isinstance(connector, SourceConnector):
         exactly_once_errors(connector, config, values, exactly_once)
+        if worker is None or worker.values.get("topic.creation.enable", True):
+            creation, creation_values = topic_creation.validation(config)
+            definition = definition.merge(creation)
+            values.update(creation_values)
     if sink:
         _add_errors(values, sink_errors(config))
     _add_errors(values, version_errors(config, info, _worker_converters(worker)))

@@ -212,17 +212,17 @@ class OrderedDelivery(_RecordDelivery):
             topic, partition = record.topic, record.partition
             assert partition is not None, "ordered tasks must give every record a partition"
             value, key = (context.value(record), context.key(record)) if convert else (record.value, record.key)
+            fifo = fifos.get((topic, partition))
+            if fifo is None:
+                if topic not in topics:
+                    context.new_topic(topic)  # before the first record: it may create the topic (topic.creation.*)
+                fifo = acks.fifo(topic, partition)
             try:
                 produce(topic, value, key, partition, acks, None, record.timestamp or 0, record.headers)
             except BufferError:
                 self._produce(producer, record, value, key, partition, acks)
             except RecordRefused as exc:
                 raise DeliveryFailed(rejected_record(record, value, error_text(exc))) from None
-            fifo = fifos.get((topic, partition))
-            if fifo is None:
-                fifo = acks.fifo(topic, partition)
-                if topic not in topics:
-                    context.new_topic(topic)
             fifo.append(record)
 
     def committable(self) -> Committable:

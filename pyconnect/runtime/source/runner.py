@@ -89,8 +89,11 @@ class SourceTaskRunner(TaskThread):
                  offsets: ConnectorOffsetStores, settings: RunnerSettings, report: StatusCallback,
                  on_topic: Callable[[str], None] | None = None, preflight: Preflight | None = None,
                  transforms: TransformationChain | None = None, errors: ToleranceOperator | None = None,
-                 converter_names: tuple[str, str] = ("", "")) -> None:
+                 converter_names: tuple[str, str] = ("", ""),
+                 create_topic: Callable[[str], None] | None = None) -> None:
         super().__init__(connector, index, report)
+        # topic.creation.* (runtime/source/topic_creation.py): called before the first record to a topic.
+        self._create_topic = create_topic
         self.task, self.config = task, dict(config)
         self._offsets = offsets
         self._settings = settings
@@ -275,6 +278,8 @@ class SourceTaskRunner(TaskThread):
         self._producer_fatal = True  # (logged by the client) nothing queued after this is delivered
 
     def _new_topic(self, topic: str) -> None:
+        if self._create_topic is not None:
+            self._create_topic(topic)  # raises when the topic can be neither created nor found: the task fails
         self._topics.add(topic)
         if self._on_topic is not None:
             try:
