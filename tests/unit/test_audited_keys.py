@@ -1,0 +1,60 @@
+"""Worker keys that had no test of their behaviour when the configuration audit was built
+(replikafka/reference/config_audit.toml names these tests), without a broker."""
+
+from __future__ import annotations
+
+import socket
+
+import pytest
+
+from pyconnect.config.worker import WorkerConfig
+from pyconnect.converters import schema_serializer_for, side_settings
+
+BASE = {"bootstrap.servers": "127.0.0.1:1", "group.id": "g", "config.storage.topic": "c",
+        "offset.storage.topic": "o", "status.storage.topic": "s"}
+JSON = "org.apache.kafka.connect.json.JsonConverter"
+
+
+def test_membership_storage_topic_names_the_membership_topic() -> None:
+    assert WorkerConfig({**BASE, "membership.storage.topic": "members"}).membership_topic == "members"
+    assert WorkerConfig(BASE).membership_topic == "connect-membership.g.internal"
+
+
+def test_rest_advertised_keys_make_the_advertised_url() -> None:
+    """Connect's RestServer.advertisedUrl (connect/runtime/.../rest/RestServer.java): the advertised host, port
+    and listener replace the listener's."""
+    listener = {**BASE, "listeners": "http://127.0.0.2:8083"}
+    assert WorkerConfig(listener).advertised_url == "http://127.0.0.2:8083"
+    assert WorkerConfig({**listener, "rest.advertised.host.name": "w1"}).advertised_url == "http://w1:8083"
+    assert WorkerConfig({**listener, "rest.advertised.port": "9"}).advertised_url == "http://127.0.0.2:9"
+    assert WorkerConfig({**listener, "rest.advertised.listener": "https"}).advertised_url == "https://127.0.0.2:8083"
+    both = {**listener, "rest.advertised.host.name": "w1", "rest.advertised.port": "9"}
+    assert WorkerConfig(both).worker_id == "w1:9"
+
+
+@pytest.mark.parametrize("listener", ["http://:8083", "http://0.0.0.0:8083", "http://[::]:8083"])
+def test_a_listener_on_every_interface_advertises_the_machines_address(listener: str,
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """Connect advertises Jetty's URI, whose host is InetAddress.getLocalHost()'s address, not 127.0.0.1 (which
+    another worker would reach itself at). The resolver is replaced: this machine's name resolves to 127.0.0.1."""
+    monkeypatch.setattr(socket, "gethostbyname", lambda name: "10.1.2.3" if name == socket.gethostname() else "")
+    assert WorkerConfig({**BASE, "listeners": listener}).advertised_url == "http://10.1.2.3:8083"
+
+
+def test_a_machine_name_that_does_not_resolve_advertises_loopback(monkeypatch: pytest.MonkeyPatch) -> None:
+    def unresolved(_name: str) -> str:
+        raise socket.gaierror("no such name")
+    monkeypatch.setattr(socket, "gethostbyname", unresolved)
+    assert WorkerConfig({**BASE, "listeners": "http://:8083"}).advertised_url == "http://127.0.0.1:8083"
+
+
+@pytest.mark.parametrize(("enabled", "key", "value"), [
+    ("true", b'{"schema":null,"payload":"k"}', b'{"schema":null,"payload":"v"}'), ("false", b'"k"', b'"v"')])
+def test_worker_converter_schemas_enable_reaches_the_converters(enabled: str, key: bytes, value: bytes) -> None:
+    """The worker's key.converter.schemas.enable and value.converter.schemas.enable configure its converters
+    (built from the worker config's `<side>.converter.` keys as pyconnect/runtime/worker.py builds them)."""
+    cfg = WorkerConfig({**BASE, "key.converter": JSON, "value.converter": JSON,
+                        "key.converter.schemas.enable": enabled, "value.converter.schemas.enable": enabled})
+    assert schema_serializer_for(cfg.settings.key_converter, side_settings(cfg.raw, "key"), True)("t", None, "k") == key
+    assert schema_serializer_for(cfg.settings.value_converter, side_settings(cfg.raw, "value"), False)(
+        "t", None, "v") == value
