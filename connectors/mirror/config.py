@@ -34,6 +34,22 @@ DEFAULT_POLICY = "org.apache.kafka.connect.mirror.DefaultReplicationPolicy"
 FORWARDING_ADMIN = "org.apache.kafka.clients.admin.ForwardingAdmin"
 
 
+def _incremental_alter_configs(_name: str, value: Any) -> str | None:
+    """Kafka's values, but never: topic configs are synced with IncrementalAlterConfigs only (no AlterConfigs)."""
+    if str(value).strip().lower() == "never":
+        return ("not implemented: topic configs are synced with IncrementalAlterConfigs only; remove "
+                "use.incremental.alter.configs or set requested")
+    return one_of("requested", "required", "never")(_name, value)
+
+
+def _producer_max_request_size(_name: str, value: Any) -> str | None:
+    """Any value is refused: no connector setting reaches the task's producer but the client overrides."""
+    if value is None:
+        return None
+    return ("not implemented as a connector setting: set producer.override.max.request.size in the connector "
+            "config (or producer.max.request.size in the worker config)")
+
+
 def _forwarding_admin_class(_name: str, value: Any) -> str | None:
     if str(value).strip() in (FORWARDING_ADMIN, "ForwardingAdmin"):
         return None
@@ -115,11 +131,11 @@ SOURCE = COMMON.merge(TOPIC_SELECTION).merge(ConfigDef([
     ConfigKey("add.source.alias.to.metrics", B, False, LOW, "Deprecated. Whether to tag metrics with the "
               "source cluster alias (metrics carry the target, topic and partition tags; this adds source)."),
     ConfigKey("use.incremental.alter.configs", S, "requested", LOW, "Deprecated. Which API syncs topic "
-              "configs: requested (IncrementalAlterConfigs, falling back to AlterConfigs on an incompatible "
-              "broker), required (IncrementalAlterConfigs only) or never (AlterConfigs only).",
-              validator=one_of("requested", "required", "never")),
+              "configs: topic configs are always synced with IncrementalAlterConfigs (requested and required); "
+              "never (AlterConfigs only) is refused.", validator=_incremental_alter_configs),
     ConfigKey("producer.max.request.size", INT, None, LOW,
-              "Raise the producer's maximum request size (and message.max.bytes) for large records."),
+              "Refused: a task's producer takes its settings from the worker (producer.max.request.size) or "
+              "from the connector's producer.override.max.request.size.", validator=_producer_max_request_size),
     ConfigKey("provenance.headers.enabled", B, None, M, "Stamp every copied record with a replikafka.provenance "
               "header and skip records that already passed through the target (loop-free active/active). "
               "Unset: on for topics whose remote name is their own (IdentityReplicationPolicy), off otherwise."),
