@@ -9,6 +9,7 @@ import pytest
 
 from pyconnect.config.worker import WorkerConfig
 from pyconnect.converters import schema_serializer_for, side_settings
+from rest.console_page import connectors_html
 
 BASE = {"bootstrap.servers": "127.0.0.1:1", "group.id": "g", "config.storage.topic": "c",
         "offset.storage.topic": "o", "status.storage.topic": "s"}
@@ -58,3 +59,13 @@ def test_worker_converter_schemas_enable_reaches_the_converters(enabled: str, ke
     assert schema_serializer_for(cfg.settings.key_converter, side_settings(cfg.raw, "key"), True)("t", None, "k") == key
     assert schema_serializer_for(cfg.settings.value_converter, side_settings(cfg.raw, "value"), False)(
         "t", None, "v") == value
+
+
+def test_console_read_only_shows_no_actions() -> None:
+    """console.read.only=true: the console's connector table has no action buttons (pause, resume, restart...)."""
+    status = [{"name": "c", "connector": {"state": "RUNNING", "worker_id": "w"}, "type": "source",
+               "tasks": [{"id": 0, "state": "RUNNING", "worker_id": "w"}]}]
+    for value, buttons in (("true", False), ("false", True)):
+        read_only = WorkerConfig({**BASE, "console.read.only": value}).settings.console_read_only
+        html = connectors_html(status, read_only)
+        assert ('id="pause-c"' in html) is buttons and ("<th>Actions</th>" in html) is buttons

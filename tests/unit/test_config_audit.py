@@ -29,7 +29,7 @@ BASE = {"bootstrap.servers": "127.0.0.1:1", "group.id": "g", "config.storage.top
 # (or closing one) must change this list too: the audit cannot grow a gap unnoticed.
 KNOWN_GAPS = {
     "config.storage.replication.factor", "offset.storage.replication.factor", "status.storage.replication.factor",
-    "offset.flush.timeout.ms", "console.read.only", "admin.timeout.ms", "metric.reporters", "replication.factor",
+    "offset.flush.timeout.ms", "admin.timeout.ms", "metric.reporters", "replication.factor",
     "consumer.poll.timeout.ms", "refresh.groups.enabled", "checkpoints.topic.replication.factor",
     "heartbeats.topic.replication.factor", "offset-syncs.topic.replication.factor", "sync.topic.acls.enabled",
     "sync.topic.acls.interval.seconds", "add.source.alias.to.metrics", "backfill.parallelism", "batch.size",
