@@ -7,9 +7,11 @@ import socket
 
 import pytest
 
+from connectors.sequence.connector import SequenceSourceTask
 from pyconnect.config.worker import WorkerConfig
 from pyconnect.converters import schema_serializer_for, side_settings
 from rest.console_page import connectors_html
+from tests.unit.test_file_stream_connectors import _Context, _Reader
 
 BASE = {"bootstrap.servers": "127.0.0.1:1", "group.id": "g", "config.storage.topic": "c",
         "offset.storage.topic": "o", "status.storage.topic": "s"}
@@ -69,3 +71,15 @@ def test_console_read_only_shows_no_actions() -> None:
         read_only = WorkerConfig({**BASE, "console.read.only": value}).settings.console_read_only
         html = connectors_html(status, read_only)
         assert ('id="pause-c"' in html) is buttons and ("<th>Actions</th>" in html) is buttons
+
+
+def test_sequence_source_batch_size_caps_each_poll() -> None:
+    """SequenceSourceConnector's batch.size: a poll returns at most that many records, in sequence."""
+    task = SequenceSourceTask()
+    task.initialize(_Context(_Reader()))  # type: ignore[arg-type]
+    task.start({"topic": "t", "rate": "0", "batch.size": "7"})
+    first, second = task.poll(), task.poll()
+    assert first is not None and second is not None
+    assert [r.source_offset["seq"] for r in first + second] == list(range(14))
+    assert len(first) == len(second) == 7
+    task.stop()

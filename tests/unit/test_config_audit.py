@@ -32,7 +32,7 @@ KNOWN_GAPS = {
     "offset.flush.timeout.ms", "admin.timeout.ms", "metric.reporters", "replication.factor",
     "consumer.poll.timeout.ms", "refresh.groups.enabled", "checkpoints.topic.replication.factor",
     "heartbeats.topic.replication.factor", "offset-syncs.topic.replication.factor", "sync.topic.acls.enabled",
-    "sync.topic.acls.interval.seconds", "add.source.alias.to.metrics", "backfill.parallelism", "batch.size",
+    "sync.topic.acls.interval.seconds", "add.source.alias.to.metrics", "backfill.parallelism",
     "dedicated.mode.enable.internal.rest",
 }
 
