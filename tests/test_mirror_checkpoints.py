@@ -127,6 +127,33 @@ def test_active_excluded_and_rewound_groups(cluster_factory: Any, broker: Broker
         member.kill()
 
 
+def test_without_group_refresh_only_the_groups_found_at_start_are_checkpointed(
+        cluster_factory: Any, broker: Broker, broker_b: Broker, unique: str) -> None:
+    """refresh.groups.enabled=false: Kafka's MirrorCheckpointConnector lists the groups when it starts and only
+    then (it schedules refreshConsumerGroups only when the key is true); a group that commits later gets no
+    checkpoint until the connector starts again."""
+    t = f"rg{unique}"
+    create_topic(broker.bootstrap, t, 1)
+    produce_many(broker.bootstrap, t, 200, 1)
+    commit(broker.bootstrap, f"early-{unique}", t, 100)
+    cluster: Cluster = cluster_factory(on=broker_b)
+    (w,) = cluster.start(1)
+    assert w.request("POST", "/connectors", {"name": "src", "config": mirror_source(
+        broker, broker_b, {"topics": t})}).status_code == 201
+    wait_for(lambda: len(read_to_end(broker_b.bootstrap, f"A.{t}")) >= 200, 60, "copied")
+    config = checkpoint_config(broker, broker_b, t, f".*-{unique}", refresh_groups_enabled="false")
+    assert w.request("POST", "/connectors", {"name": "cp", "config": config}).status_code == 201
+    wait_for(lambda: (f"early-{unique}", f"A.{t}", 0) in latest_checkpoints(broker_b.bootstrap), 60, "early")
+    commit(broker.bootstrap, f"late-{unique}", t, 150)
+    # Proving an absence: five refresh and checkpoint intervals (1 s each) pass without a checkpoint of it.
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline:
+        assert not any(k[0] == f"late-{unique}" for k in latest_checkpoints(broker_b.bootstrap)), "refreshed"
+    # The same group is checkpointed once the connector starts again (it was only never listed).
+    assert w.request("POST", "/connectors/cp/restart").status_code in (200, 202, 204)
+    wait_for(lambda: (f"late-{unique}", f"A.{t}", 0) in latest_checkpoints(broker_b.bootstrap), 60, "late")
+
+
 @pytest.fixture
 def broker_c() -> Iterator[Broker]:
     c = start_tansu("C")

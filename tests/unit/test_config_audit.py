@@ -30,7 +30,7 @@ BASE = {"bootstrap.servers": "127.0.0.1:1", "group.id": "g", "config.storage.top
 KNOWN_GAPS = {
     "config.storage.replication.factor", "offset.storage.replication.factor", "status.storage.replication.factor",
     "offset.flush.timeout.ms", "admin.timeout.ms", "metric.reporters", "replication.factor",
-    "consumer.poll.timeout.ms", "refresh.groups.enabled", "checkpoints.topic.replication.factor",
+    "consumer.poll.timeout.ms", "checkpoints.topic.replication.factor",
     "heartbeats.topic.replication.factor", "offset-syncs.topic.replication.factor", "sync.topic.acls.enabled",
     "sync.topic.acls.interval.seconds", "add.source.alias.to.metrics", "backfill.parallelism",
     "dedicated.mode.enable.internal.rest",
