@@ -19,6 +19,7 @@ from pyconnect.config.properties import ConfigFileError
 from pyconnect.config.unimplemented import UNIMPLEMENTED
 from pyconnect.config.worker import WorkerConfig
 from pyconnect.kafka.config import to_librdkafka
+from pyconnect.runtime.client_overrides import PREFIXES
 from replikafka.reference import config_sections
 from replikafka.reference.audit import GROUPS, Status, audit_entries, audit_page, load_audit, resolve
 
@@ -69,6 +70,12 @@ def test_honoured_and_refused_keys_show_tests_and_gaps_give_reasons() -> None:
             assert entry.detail.strip(), entry
         if entry.status is Status.REFUSED:
             assert (ROOT / entry.detail).is_file(), entry
+
+
+def test_every_client_override_prefix_is_a_group_of_the_audit() -> None:
+    groups = load_audit()["groups"]
+    assert [p for p in PREFIXES.values() if f"{p}*" not in groups] == []
+    assert all(f"{role}.* (worker)" in groups for role in PREFIXES)
 
 
 def test_the_gaps_are_the_known_ones() -> None:
