@@ -29,12 +29,9 @@ BASE = {"bootstrap.servers": "127.0.0.1:1", "group.id": "g", "config.storage.top
 # The keys accepted without a behaviour test or without effect, each with its reason in the audit. Adding a gap
 # (or closing one) must change this list too: the audit cannot grow a gap unnoticed.
 KNOWN_GAPS = {
-    "config.storage.replication.factor", "offset.storage.replication.factor", "status.storage.replication.factor",
-    "offset.flush.timeout.ms", "admin.timeout.ms", "metric.reporters", "replication.factor",
-    "consumer.poll.timeout.ms", "checkpoints.topic.replication.factor",
-    "heartbeats.topic.replication.factor", "offset-syncs.topic.replication.factor", "sync.topic.acls.enabled",
-    "sync.topic.acls.interval.seconds", "add.source.alias.to.metrics", "backfill.parallelism",
-    "dedicated.mode.enable.internal.rest",
+    "offset.flush.timeout.ms", "admin.timeout.ms", "metric.reporters", "consumer.poll.timeout.ms",
+    "sync.topic.acls.enabled", "sync.topic.acls.interval.seconds", "add.source.alias.to.metrics",
+    "backfill.parallelism", "dedicated.mode.enable.internal.rest",
 }
 
 
