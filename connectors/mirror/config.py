@@ -47,7 +47,8 @@ def _producer_max_request_size(_name: str, value: Any) -> str | None:
     if value is None:
         return None
     return ("not implemented as a connector setting: set producer.override.max.request.size in the connector "
-            "config (or producer.max.request.size in the worker config)")
+            "config, producer.max.request.size in the worker config, or <target alias>.producer.max.request.size "
+            "in mm2.properties")
 
 
 def _forwarding_admin_class(_name: str, value: Any) -> str | None:
@@ -134,8 +135,9 @@ SOURCE = COMMON.merge(TOPIC_SELECTION).merge(ConfigDef([
               "configs: topic configs are always synced with IncrementalAlterConfigs (requested and required); "
               "never (AlterConfigs only) is refused.", validator=_incremental_alter_configs),
     ConfigKey("producer.max.request.size", INT, None, LOW,
-              "Refused: a task's producer takes its settings from the worker (producer.max.request.size) or "
-              "from the connector's producer.override.max.request.size.", validator=_producer_max_request_size),
+              "Refused: a task's producer takes its settings from the worker (producer.max.request.size; in "
+              "mm2.properties <target alias>.producer.max.request.size) or from the connector's "
+              "producer.override.max.request.size.", validator=_producer_max_request_size),
     ConfigKey("provenance.headers.enabled", B, None, M, "Stamp every copied record with a replikafka.provenance "
               "header and skip records that already passed through the target (loop-free active/active). "
               "Unset: on for topics whose remote name is their own (IdentityReplicationPolicy), off otherwise."),
