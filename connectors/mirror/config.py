@@ -32,6 +32,7 @@ S, INT, B, LST, L = ConfigType.STRING, ConfigType.INT, ConfigType.BOOLEAN, Confi
 H, M, LOW = Importance.HIGH, Importance.MEDIUM, Importance.LOW
 DEFAULT_POLICY = "org.apache.kafka.connect.mirror.DefaultReplicationPolicy"
 FORWARDING_ADMIN = "org.apache.kafka.clients.admin.ForwardingAdmin"
+JMX_REPORTER = "org.apache.kafka.common.metrics.JmxReporter"
 
 
 def _incremental_alter_configs(_name: str, value: Any) -> str | None:
@@ -49,6 +50,16 @@ def _producer_max_request_size(_name: str, value: Any) -> str | None:
     return ("not implemented as a connector setting: set producer.override.max.request.size in the connector "
             "config, producer.max.request.size in the worker config, or <target alias>.producer.max.request.size "
             "in mm2.properties")
+
+
+def _metric_reporters(_name: str, value: Any) -> str | None:
+    """Empty or Java's default JmxReporter (Kafka 4's default value): both mean the runtime's own export."""
+    others = [c for c in value or [] if c.strip() not in ("", JMX_REPORTER)]
+    if others:
+        return (f"not implemented: Java metrics reporters ({', '.join(others)}) do not load here; the connectors' "
+                "metrics are served on the worker's Prometheus endpoint (metrics.prometheus.port); remove "
+                "metric.reporters")
+    return None
 
 
 def _forwarding_admin_class(_name: str, value: Any) -> str | None:
@@ -73,8 +84,9 @@ COMMON = ConfigDef([
               "separators, to keep using the same names for those topics."),
     ConfigKey("forwarding.admin.class", ConfigType.CLASS, FORWARDING_ADMIN, LOW,
               "Only the default: custom forwarding admins are not implemented yet.", validator=_forwarding_admin_class),
-    ConfigKey("metric.reporters", LST, [], LOW, "Classes to use as metrics reporters (accepted for "
-              "compatibility; metrics are exported by the worker's Prometheus endpoint)."),
+    ConfigKey("metric.reporters", LST, [], LOW, "Classes to use as metrics reporters: only Java's default "
+              "JmxReporter is accepted (the metrics are exported by the worker's Prometheus endpoint); any other "
+              "class is refused.", validator=_metric_reporters),
 ])
 
 TOPIC_SELECTION = ConfigDef([

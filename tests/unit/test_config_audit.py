@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from confluent_kafka import Consumer, Producer
 
-from connectors.mirror.config import SOURCE
+from connectors.mirror.config import JMX_REPORTER, SOURCE
 from pyconnect.config.properties import ConfigFileError
 from pyconnect.config.unimplemented import UNIMPLEMENTED
 from pyconnect.config.worker import WorkerConfig
@@ -29,7 +29,7 @@ BASE = {"bootstrap.servers": "127.0.0.1:1", "group.id": "g", "config.storage.top
 # The keys accepted without a behaviour test or without effect, each with its reason in the audit. Adding a gap
 # (or closing one) must change this list too: the audit cannot grow a gap unnoticed.
 KNOWN_GAPS = {
-    "offset.flush.timeout.ms", "admin.timeout.ms", "metric.reporters", "consumer.poll.timeout.ms",
+    "offset.flush.timeout.ms", "admin.timeout.ms", "consumer.poll.timeout.ms",
     "sync.topic.acls.enabled", "sync.topic.acls.interval.seconds", "add.source.alias.to.metrics",
     "backfill.parallelism", "dedicated.mode.enable.internal.rest",
 }
@@ -97,8 +97,9 @@ def test_every_unimplemented_worker_key_is_refused_naming_it() -> None:
 
 
 def test_unimplemented_mirror_values_are_refused_naming_the_key() -> None:
-    """use.incremental.alter.configs=never (MirrorSourceConfig's AlterConfigs-only mode) and a connector-level
-    producer.max.request.size need what this runtime does not do: validation names the key and the way out."""
+    """use.incremental.alter.configs=never (MirrorSourceConfig's AlterConfigs-only mode), a connector-level
+    producer.max.request.size and Java metrics reporters other than JmxReporter (MirrorConnectorConfig's
+    metric.reporters) need what this runtime does not do: validation names the key and the way out."""
     def errors(**props: str) -> dict[str, list[str]]:
         values = SOURCE.validate_all({"source.cluster.alias": "A", **props})
         return {k: v.errors for k, v in values.items() if v.errors}
@@ -108,7 +109,9 @@ def test_unimplemented_mirror_values_are_refused_naming_the_key() -> None:
     assert "one of" in errors(**{"use.incremental.alter.configs": "sometimes"})["use.incremental.alter.configs"][0]
     size = errors(**{"producer.max.request.size": "2000000"})["producer.max.request.size"][0]
     assert "producer.override.max.request.size" in size
-    assert errors() == {}
+    reporters = errors(**{"metric.reporters": f"{JMX_REPORTER},com.example.Reporter"})["metric.reporters"][0]
+    assert "(com.example.Reporter) do not load here" in reporters and "metrics.prometheus.port" in reporters
+    assert errors(**{"metric.reporters": JMX_REPORTER}) == errors() == {}
 
 
 def test_java_buffer_settings_reach_librdkafka() -> None:
