@@ -31,7 +31,7 @@ BASE = {"bootstrap.servers": "127.0.0.1:1", "group.id": "g", "config.storage.top
 KNOWN_GAPS = {
     "offset.flush.timeout.ms", "admin.timeout.ms", "consumer.poll.timeout.ms",
     "sync.topic.acls.enabled", "sync.topic.acls.interval.seconds", "add.source.alias.to.metrics",
-    "backfill.parallelism", "dedicated.mode.enable.internal.rest",
+    "backfill.parallelism",
 }
 
 
