@@ -62,6 +62,14 @@ def _metric_reporters(_name: str, value: Any) -> str | None:
     return None
 
 
+def _source_alias_in_metrics(_name: str, value: Any) -> str | None:
+    """Only true: the metrics always carry the source tag (Kafka 4.0's behaviour; 3.x's default was false)."""
+    if value is False:
+        return ("not implemented: the metrics always carry the source tag, as in Kafka 4.0 (which removed this "
+                "setting); remove add.source.alias.to.metrics or set true")
+    return None
+
+
 def _forwarding_admin_class(_name: str, value: Any) -> str | None:
     if str(value).strip() in (FORWARDING_ADMIN, "ForwardingAdmin"):
         return None
@@ -141,8 +149,9 @@ SOURCE = COMMON.merge(TOPIC_SELECTION).merge(ConfigDef([
               "resynced.", validator=at_least(0)),
     ConfigKey("heartbeats.replication.enabled", B, True, LOW, "Whether to replicate the heartbeats topics "
               "even when the topic filter does not include them."),
-    ConfigKey("add.source.alias.to.metrics", B, False, LOW, "Deprecated. Whether to tag metrics with the "
-              "source cluster alias (metrics carry the target, topic and partition tags; this adds source)."),
+    ConfigKey("add.source.alias.to.metrics", B, True, LOW, "Deprecated (Kafka 4.0 removed it: its metrics always "
+              "carry the source tag, as here). The metrics carry the source, target, topic and partition tags; "
+              "false is refused.", validator=_source_alias_in_metrics),
     ConfigKey("use.incremental.alter.configs", S, "requested", LOW, "Deprecated. Which API syncs topic "
               "configs: topic configs are always synced with IncrementalAlterConfigs (requested and required); "
               "never (AlterConfigs only) is refused.", validator=_incremental_alter_configs),

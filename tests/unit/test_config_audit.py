@@ -30,8 +30,7 @@ BASE = {"bootstrap.servers": "127.0.0.1:1", "group.id": "g", "config.storage.top
 # (or closing one) must change this list too: the audit cannot grow a gap unnoticed.
 KNOWN_GAPS = {
     "offset.flush.timeout.ms", "admin.timeout.ms", "consumer.poll.timeout.ms",
-    "sync.topic.acls.enabled", "sync.topic.acls.interval.seconds", "add.source.alias.to.metrics",
-    "backfill.parallelism",
+    "sync.topic.acls.enabled", "sync.topic.acls.interval.seconds", "backfill.parallelism",
 }
 
 
@@ -98,8 +97,9 @@ def test_every_unimplemented_worker_key_is_refused_naming_it() -> None:
 
 def test_unimplemented_mirror_values_are_refused_naming_the_key() -> None:
     """use.incremental.alter.configs=never (MirrorSourceConfig's AlterConfigs-only mode), a connector-level
-    producer.max.request.size and Java metrics reporters other than JmxReporter (MirrorConnectorConfig's
-    metric.reporters) need what this runtime does not do: validation names the key and the way out."""
+    producer.max.request.size, Java metrics reporters other than JmxReporter (MirrorConnectorConfig's
+    metric.reporters) and metrics without the source tag (add.source.alias.to.metrics=false, removed in Kafka
+    4.0) need what this runtime does not do: validation names the key and the way out."""
     def errors(**props: str) -> dict[str, list[str]]:
         values = SOURCE.validate_all({"source.cluster.alias": "A", **props})
         return {k: v.errors for k, v in values.items() if v.errors}
@@ -112,6 +112,9 @@ def test_unimplemented_mirror_values_are_refused_naming_the_key() -> None:
     reporters = errors(**{"metric.reporters": f"{JMX_REPORTER},com.example.Reporter"})["metric.reporters"][0]
     assert "(com.example.Reporter) do not load here" in reporters and "metrics.prometheus.port" in reporters
     assert errors(**{"metric.reporters": JMX_REPORTER}) == errors() == {}
+    alias = errors(**{"add.source.alias.to.metrics": "false"})["add.source.alias.to.metrics"][0]
+    assert "always carry the source tag, as in Kafka 4.0" in alias
+    assert errors(**{"add.source.alias.to.metrics": "true"}) == {}
 
 
 def test_java_buffer_settings_reach_librdkafka() -> None:
