@@ -4,9 +4,11 @@
 from __future__ import annotations
 
 import socket
+import time
 
 import pytest
 
+from connectors.mirror.checkpoint import MirrorCheckpointTask
 from connectors.sequence.connector import SequenceSourceTask
 from pyconnect.config.worker import WorkerConfig
 from pyconnect.converters import schema_serializer_for, side_settings
@@ -83,3 +85,18 @@ def test_sequence_source_batch_size_caps_each_poll() -> None:
     assert [r.source_offset["seq"] for r in first + second] == list(range(14))
     assert len(first) == len(second) == 7
     task.stop()
+
+
+@pytest.mark.parametrize("timeout_ms", [500, 1500])
+def test_admin_timeout_bounds_the_checkpoint_tasks_first_read(timeout_ms: int) -> None:
+    """MirrorConnectorConfig's admin.timeout.ms bounds a checkpoint task's start-up read of the offset syncs: with
+    the cluster unreachable (a refused connection) the task fails after that long, naming the topic and time."""
+    task = MirrorCheckpointTask()
+    dead = {"source.cluster.bootstrap.servers": "127.0.0.1:1", "target.cluster.bootstrap.servers": "127.0.0.1:1"}
+    started = time.monotonic()
+    with pytest.raises(TimeoutError, match=f"mm2-offset-syncs.B.internal to its end within {timeout_ms / 1000}s"):
+        task.start({"source.cluster.alias": "A", "target.cluster.alias": "B", "admin.timeout.ms": str(timeout_ms),
+                    **dead})
+    took = time.monotonic() - started
+    task.syncs.stop(0.1)  # nothing was written: no flush to wait for
+    assert timeout_ms / 1000 <= took < timeout_ms / 1000 + 5, took
