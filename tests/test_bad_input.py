@@ -130,6 +130,9 @@ def mm2_text(a: Broker, b: Broker, src: str, dst: str) -> str:
      "config provider 'vault', which is not configured"),
     ("{flow}.connector.class = io.debezium.connector.mysql.MySqlConnector", "{flow}.connector.class",
      "Java connectors (JARs, plugin.path) do not load in replikafka"),
+    ("use.incremental.alter.configs = never", "use.incremental.alter.configs",
+     "Invalid value never for configuration use.incremental.alter.configs: not implemented: topic configs are "
+     "synced with IncrementalAlterConfigs only"),
 ])
 def test_mm2_invalid_value_at_any_scope_stops_at_start(tmp_path: Path, broker: Broker, broker_b: Broker, line: str,
                                                        key: str, message: str) -> None:

@@ -5,9 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 import orjson
+import pytest
 
 from tests.harness.connectors import all_running, committed, sequence_connector
-from tests.harness.kafka_io import partition_count, read_all, topic_config
+from tests.harness.kafka_io import partition_count, read_all, replica_counts, topic_config
 from tests.harness.workers import Cluster, wait_for
 
 
@@ -55,3 +56,20 @@ def test_internal_topics_layout_and_record_formats(cluster_factory: Any, unique:
     assert st["worker_id"] == w.worker_id and st["trace"] is None
     wait_for(lambda: orjson.loads(latest(read_all(bs, f"{g}-status"))[b"status-task-fmt-1"] or b"{}")
              .get("state") == "PAUSED", 10, "task status PAUSED")
+
+
+def test_internal_topics_get_the_configured_replication_factors(cluster_factory: Any) -> None:
+    """Connect's TopicAdmin creates the config, offset and status topics with config.storage.replication.factor,
+    offset.storage.replication.factor and status.storage.replication.factor (KafkaConfigBackingStore,
+    KafkaOffsetBackingStore, KafkaStatusBackingStore); the membership topic takes the config topic's. The one-node
+    test broker keeps one copy but reports the replicas the CreateTopics request asked for."""
+    cluster: Cluster = cluster_factory(extra={"config.storage.replication.factor": "3",
+                                              "offset.storage.replication.factor": "2",
+                                              "status.storage.replication.factor": "4"})
+    if cluster.broker.kind != "tansu":
+        pytest.skip("a one-node Kafka refuses a replication factor above 1; Tansu reports the replicas asked for")
+    cluster.start(1)
+    bs, g = cluster.broker.bootstrap, cluster.group
+    for topic, replicas in ((f"{g}-configs", 3), (f"{g}-offsets", 2), (f"{g}-status", 4),
+                            (f"connect-membership.{g}.internal", 3)):
+        assert replica_counts(bs, topic) == {replicas}, topic

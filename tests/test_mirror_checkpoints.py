@@ -16,9 +16,9 @@ from connectors.mirror.formats import Heartbeat, OffsetSync
 from pyconnect.kafka.admin import Admin
 from pyconnect.testing.brokers import Broker, start_tansu
 from tests.harness.checkpoints import checkpoint_config, commit, latest_checkpoints
-from tests.harness.kafka_io import create_topic, produce_many, read_partitions, read_to_end
+from tests.harness.kafka_io import create_topic, produce_many, read_partitions, read_to_end, replica_counts
 from tests.harness.mirror import cluster_settings, mirror_source
-from tests.harness.workers import Cluster, wait_for
+from tests.harness.workers import Cluster, WorkerProcess, wait_for
 
 HEARTBEAT = "org.apache.kafka.connect.mirror.MirrorHeartbeatConnector"
 
@@ -127,6 +127,40 @@ def test_active_excluded_and_rewound_groups(cluster_factory: Any, broker: Broker
         member.kill()
 
 
+def seeded_worker(cluster_factory: Any, a: Broker, b: Broker, topic: str, records: int, group: str,
+                  offset: int) -> WorkerProcess:
+    """A one-partition topic on A with `records` records and `group`'s commit at `offset`, and a worker on B."""
+    create_topic(a.bootstrap, topic, 1)
+    produce_many(a.bootstrap, topic, records, 1)
+    commit(a.bootstrap, group, topic, offset)
+    cluster: Cluster = cluster_factory(on=b)
+    (w,) = cluster.start(1)
+    return w
+
+
+def test_without_group_refresh_only_the_groups_found_at_start_are_checkpointed(
+        cluster_factory: Any, broker: Broker, broker_b: Broker, unique: str) -> None:
+    """refresh.groups.enabled=false: Kafka's MirrorCheckpointConnector lists the groups when it starts and only
+    then (it schedules refreshConsumerGroups only when the key is true); a group that commits later gets no
+    checkpoint until the connector starts again."""
+    t = f"rg{unique}"
+    w = seeded_worker(cluster_factory, broker, broker_b, t, 200, f"early-{unique}", 100)
+    assert w.request("POST", "/connectors", {"name": "src", "config": mirror_source(
+        broker, broker_b, {"topics": t})}).status_code == 201
+    wait_for(lambda: len(read_to_end(broker_b.bootstrap, f"A.{t}")) >= 200, 60, "copied")
+    config = checkpoint_config(broker, broker_b, t, f".*-{unique}", refresh_groups_enabled="false")
+    assert w.request("POST", "/connectors", {"name": "cp", "config": config}).status_code == 201
+    wait_for(lambda: (f"early-{unique}", f"A.{t}", 0) in latest_checkpoints(broker_b.bootstrap), 60, "early")
+    commit(broker.bootstrap, f"late-{unique}", t, 150)
+    # Proving an absence: five refresh and checkpoint intervals (1 s each) pass without a checkpoint of it.
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline:
+        assert not any(k[0] == f"late-{unique}" for k in latest_checkpoints(broker_b.bootstrap)), "refreshed"
+    # The same group is checkpointed once the connector starts again (it was only never listed).
+    assert w.request("POST", "/connectors/cp/restart").status_code in (200, 202, 204)
+    wait_for(lambda: (f"late-{unique}", f"A.{t}", 0) in latest_checkpoints(broker_b.bootstrap), 60, "late")
+
+
 @pytest.fixture
 def broker_c() -> Iterator[Broker]:
     c = start_tansu("C")
@@ -171,3 +205,36 @@ def test_heartbeats_layout_and_hops_over_a_chain(cluster_factory: Any, broker: B
     wait_for(lambda: {"A", "B"} <= client.upstream_clusters(), 30, "A and B upstream of C")
     # read_to_end, not read_all: heartbeats never go quiet, so read_all would wait out its whole timeout.
     wait_for(lambda: read_to_end(broker_c.bootstrap, "B.A.heartbeats"), 30, "heartbeats replicate like other topics")
+
+
+@pytest.fixture
+def fresh_pair() -> Iterator[tuple[Broker, Broker]]:
+    """Two Tansu clusters of this test's own: the session's already hold the offset-syncs, checkpoints and
+    heartbeats topics (created by earlier tests), and Tansu reports the replicas a CreateTopics asked for."""
+    a, b = start_tansu("A-rf"), start_tansu("B-rf")
+    yield a, b
+    a.stop()
+    b.stop()
+
+
+def test_mirror_topics_get_the_configured_replication_factors(fresh_pair: tuple[Broker, Broker],
+                                                              cluster_factory: Any, unique: str) -> None:
+    """The MM2 connectors create their topics with MirrorSourceConfig's replication.factor (remote topics) and
+    offset-syncs.topic.replication.factor, MirrorCheckpointConfig's checkpoints.topic.replication.factor and
+    MirrorHeartbeatConfig's heartbeats.topic.replication.factor (MirrorUtils.createSinglePartitionCompactedTopic,
+    MirrorSourceConnector.createNewTopics)."""
+    a, b = fresh_pair
+    t = f"rf{unique}"
+    w = seeded_worker(cluster_factory, a, b, t, 10, f"rf-{unique}", 5)
+    configs = {"src": mirror_source(a, b, {"topics": t, "replication.factor": "2",
+                                           "offset-syncs.topic.replication.factor": "3"}),
+               "cp": checkpoint_config(a, b, t, f"rf-{unique}", checkpoints_topic_replication_factor="2"),
+               "hb": {"connector.class": HEARTBEAT, "source.cluster.alias": "A", "target.cluster.alias": "B",
+                      "emit.heartbeats.interval.seconds": "1", "heartbeats.topic.replication.factor": "3",
+                      **cluster_settings("source", a), **cluster_settings("target", b)}}
+    for name, config in configs.items():
+        assert w.request("POST", "/connectors", {"name": name, "config": config}).status_code == 201, name
+    for bootstrap, topic, replicas in ((b.bootstrap, f"A.{t}", 2), (a.bootstrap, "mm2-offset-syncs.B.internal", 3),
+                                       (b.bootstrap, "A.checkpoints.internal", 2), (b.bootstrap, "heartbeats", 3)):
+        wait_for(lambda bs=bootstrap, tp=topic, n=replicas: replica_counts(bs, tp) == {n}, 60,
+                 f"{topic} with {replicas} replicas")

@@ -32,6 +32,42 @@ S, INT, B, LST, L = ConfigType.STRING, ConfigType.INT, ConfigType.BOOLEAN, Confi
 H, M, LOW = Importance.HIGH, Importance.MEDIUM, Importance.LOW
 DEFAULT_POLICY = "org.apache.kafka.connect.mirror.DefaultReplicationPolicy"
 FORWARDING_ADMIN = "org.apache.kafka.clients.admin.ForwardingAdmin"
+JMX_REPORTER = "org.apache.kafka.common.metrics.JmxReporter"
+
+
+def _incremental_alter_configs(_name: str, value: Any) -> str | None:
+    """Kafka's values, but never: topic configs are synced with IncrementalAlterConfigs only (no AlterConfigs)."""
+    if str(value).strip().lower() == "never":
+        return ("not implemented: topic configs are synced with IncrementalAlterConfigs only; remove "
+                "use.incremental.alter.configs or set requested")
+    return one_of("requested", "required", "never")(_name, value)
+
+
+def _producer_max_request_size(_name: str, value: Any) -> str | None:
+    """Any value is refused: no connector setting reaches the task's producer but the client overrides."""
+    if value is None:
+        return None
+    return ("not implemented as a connector setting: set producer.override.max.request.size in the connector "
+            "config, producer.max.request.size in the worker config, or <target alias>.producer.max.request.size "
+            "in mm2.properties")
+
+
+def _metric_reporters(_name: str, value: Any) -> str | None:
+    """Empty or Java's default JmxReporter (Kafka 4's default value): both mean the runtime's own export."""
+    others = [c for c in value or [] if c.strip() not in ("", JMX_REPORTER)]
+    if others:
+        return (f"not implemented: Java metrics reporters ({', '.join(others)}) do not load here; the connectors' "
+                "metrics are served on the worker's Prometheus endpoint (metrics.prometheus.port); remove "
+                "metric.reporters")
+    return None
+
+
+def _source_alias_in_metrics(_name: str, value: Any) -> str | None:
+    """Only true: the metrics always carry the source tag (Kafka 4.0's behaviour; 3.x's default was false)."""
+    if value is False:
+        return ("not implemented: the metrics always carry the source tag, as in Kafka 4.0 (which removed this "
+                "setting); remove add.source.alias.to.metrics or set true")
+    return None
 
 
 def _forwarding_admin_class(_name: str, value: Any) -> str | None:
@@ -56,8 +92,9 @@ COMMON = ConfigDef([
               "separators, to keep using the same names for those topics."),
     ConfigKey("forwarding.admin.class", ConfigType.CLASS, FORWARDING_ADMIN, LOW,
               "Only the default: custom forwarding admins are not implemented yet.", validator=_forwarding_admin_class),
-    ConfigKey("metric.reporters", LST, [], LOW, "Classes to use as metrics reporters (accepted for "
-              "compatibility; metrics are exported by the worker's Prometheus endpoint)."),
+    ConfigKey("metric.reporters", LST, [], LOW, "Classes to use as metrics reporters: only Java's default "
+              "JmxReporter is accepted (the metrics are exported by the worker's Prometheus endpoint); any other "
+              "class is refused.", validator=_metric_reporters),
 ])
 
 TOPIC_SELECTION = ConfigDef([
@@ -112,14 +149,16 @@ SOURCE = COMMON.merge(TOPIC_SELECTION).merge(ConfigDef([
               "resynced.", validator=at_least(0)),
     ConfigKey("heartbeats.replication.enabled", B, True, LOW, "Whether to replicate the heartbeats topics "
               "even when the topic filter does not include them."),
-    ConfigKey("add.source.alias.to.metrics", B, False, LOW, "Deprecated. Whether to tag metrics with the "
-              "source cluster alias (metrics carry the target, topic and partition tags; this adds source)."),
+    ConfigKey("add.source.alias.to.metrics", B, True, LOW, "Deprecated (Kafka 4.0 removed it: its metrics always "
+              "carry the source tag, as here). The metrics carry the source, target, topic and partition tags; "
+              "false is refused.", validator=_source_alias_in_metrics),
     ConfigKey("use.incremental.alter.configs", S, "requested", LOW, "Deprecated. Which API syncs topic "
-              "configs: requested (IncrementalAlterConfigs, falling back to AlterConfigs on an incompatible "
-              "broker), required (IncrementalAlterConfigs only) or never (AlterConfigs only).",
-              validator=one_of("requested", "required", "never")),
+              "configs: topic configs are always synced with IncrementalAlterConfigs (requested and required); "
+              "never (AlterConfigs only) is refused.", validator=_incremental_alter_configs),
     ConfigKey("producer.max.request.size", INT, None, LOW,
-              "Raise the producer's maximum request size (and message.max.bytes) for large records."),
+              "Refused: a task's producer takes its settings from the worker (producer.max.request.size; in "
+              "mm2.properties <target alias>.producer.max.request.size) or from the connector's "
+              "producer.override.max.request.size.", validator=_producer_max_request_size),
     ConfigKey("provenance.headers.enabled", B, None, M, "Stamp every copied record with a replikafka.provenance "
               "header and skip records that already passed through the target (loop-free active/active). "
               "Unset: on for topics whose remote name is their own (IdentityReplicationPolicy), off otherwise."),

@@ -151,6 +151,8 @@ class MirrorMakerConfig:
                 error = invalid_security_protocol(value)
                 if error:
                     raise self.props.error(key, error)
+            if key == "dedicated.mode.enable.internal.rest" and value.strip().lower() != "true":
+                raise self.props.error(key, internal_rest_error(value))
             if setting in LIST_KEYS and "" in split_list(value):
                 log.warning("%s: %s: the list %r has an empty item, which Java's LIST type keeps (as a pattern it "
                             "matches the empty name); remove the extra comma", self.props.where(key), key, value)
@@ -294,6 +296,15 @@ class MirrorMakerConfig:
         """MirrorMakerConfig.clientConfig's properties (for a MirrorClientConfig): every top-level value
         overlaid with the cluster's properties, resolved."""
         return {**self.values, **self.cluster_props(alias)}
+
+
+def internal_rest_error(value: str) -> str:
+    """Why a `dedicated.mode.enable.internal.rest` other than true is refused: every flow's REST API is served."""
+    if value.strip().lower() != "false":
+        return f"Invalid value {value} for configuration dedicated.mode.enable.internal.rest: Expected value to " \
+               "be either true or false"
+    return ("not implemented: every flow's REST API (with the endpoints that forward to its leader) is served on "
+            "listeners whatever this is; remove the setting or set true")
 
 
 def redacted(config: dict[str, str]) -> dict[str, str]:

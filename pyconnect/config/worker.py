@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import socket
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar
@@ -352,8 +353,10 @@ class WorkerConfig:
 
     @property
     def advertised_url(self) -> str:
+        """The REST URL given to the other workers: Connect's RestServer.advertisedUrl (the advertised keys,
+        else the listener's host and port; a listener on every interface advertises the machine's address)."""
         host = self.settings.rest_advertised_host_name or (
-            self.listener.host if self.listener.host not in ("", "0.0.0.0", "::") else "127.0.0.1")
+            self.listener.host if self.listener.host not in ("", "0.0.0.0", "::") else machine_address())
         port = self.settings.rest_advertised_port or self.listener.port
         scheme = self.settings.rest_advertised_listener or self.listener.scheme
         return f"{scheme}://{host}:{port}"
@@ -390,3 +393,12 @@ class WorkerConfig:
 
 def load_worker_config(props: Properties) -> WorkerConfig:
     return WorkerConfig(props.values(), props)
+
+
+def machine_address() -> str:
+    """This machine's address, as Java's InetAddress.getLocalHost().getHostAddress() (what Jetty advertises for a
+    listener on every interface): the address the host name resolves to, 127.0.0.1 if it does not resolve."""
+    try:
+        return socket.gethostbyname(socket.gethostname())
+    except OSError:
+        return "127.0.0.1"

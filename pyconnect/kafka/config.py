@@ -2,8 +2,8 @@
 
 Most names are the same in both clients. The differences that matter to users of Connect files:
 SASL credentials come in `sasl.jaas.config`; `sasl.mechanism` is `sasl.mechanisms`; PEM trust
-stores are `ssl.ca.location`; a few Java-only tuning keys have no librdkafka twin and are dropped
-with a debug log rather than failing the client.
+stores are `ssl.ca.location`; the buffer sizes are librdkafka's socket buffers and queue size; a few
+Java-only tuning keys have no librdkafka twin and are dropped with a debug log rather than failing the client.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ _JAVA_ONLY = {
     "ssl.protocol", "ssl.enabled.protocols", "ssl.trustmanager.algorithm", "ssl.keymanager.algorithm",
     "ssl.secure.random.implementation", "ssl.provider", "client.dns.lookup", "default.api.timeout.ms",
     "retry.backoff.max.ms", "delivery.timeout.ms.config", "partitioner.class", "security.providers",
-    "send.buffer.bytes", "receive.buffer.bytes", "buffer.memory", "max.block.ms", "exclude.internal.topics",
+    "max.block.ms", "exclude.internal.topics",
     "allow.auto.create.topics", "internal.leave.group.on.close", "request.timeout.ms.config",
 }
 _RENAMES = {
@@ -39,7 +39,7 @@ _PRODUCER_ONLY = {
     "max.in.flight.requests.per.connection", "retries", "delivery.timeout.ms", "partitioner",
     "queue.buffering.max.messages", "queue.buffering.max.kbytes", "queue.buffering.max.ms",
     "transactional.id", "message.timeout.ms", "compression.codec", "sticky.partitioning.linger.ms",
-    "request.required.acks",
+    "request.required.acks", "buffer.memory",
 }
 _CONSUMER_ONLY = {
     "group.id", "auto.offset.reset", "enable.auto.commit", "isolation.level", "fetch.min.bytes",
@@ -49,6 +49,9 @@ _CONSUMER_ONLY = {
     "partition.assignment.strategy", "enable.auto.offset.store", "queued.min.messages",
     "queued.max.messages.kbytes", "check.crcs", "group.protocol",
 }
+# Java's socket buffer sizes are librdkafka's socket.*.buffer.bytes, where 0 (Java: -1) is the OS default.
+_SOCKET_BUFFERS = {"send.buffer.bytes": "socket.send.buffer.bytes",
+                   "receive.buffer.bytes": "socket.receive.buffer.bytes"}
 _JAAS = re.compile(r'(\w+)\s*=\s*"((?:[^"\\]|\\.)*)"')
 
 # The client settings of Kafka's MirrorClientConfig.CLIENT_CONFIG_DEF (bootstrap.servers, security.protocol
@@ -212,11 +215,27 @@ def to_librdkafka(java: Mapping[str, str], role: str) -> dict[str, str]:
             if "password" in creds:
                 out.setdefault("sasl.password", creds["password"])
             continue
+        if key in _SOCKET_BUFFERS or key == "buffer.memory":
+            name, translated = _buffer_setting(key, value)
+            out[name] = translated
+            continue
         if key == "ssl.endpoint.identification.algorithm":
             out[key] = "https" if value.strip().lower() == "https" else "none"
             continue
         out[_RENAMES.get(key, key)] = value
     return out
+
+
+def _buffer_setting(key: str, value: str) -> tuple[str, str]:
+    """librdkafka's name and value for a Java buffer size: the socket buffers, or buffer.memory (the bytes a
+    producer holds unsent) as queue.buffering.max.kbytes, rounded up to whole kilobytes."""
+    if key in _SOCKET_BUFFERS:
+        return _SOCKET_BUFFERS[key], "0" if value == "-1" else value
+    try:
+        size = int(value)
+    except ValueError:
+        raise ValueError(f"Invalid value {value} for configuration {key}: Not a number of type LONG") from None
+    return "queue.buffering.max.kbytes", str(max(1, -(-size // 1024)))
 
 
 def redact(conf: Mapping[str, str]) -> dict[str, str]:

@@ -23,7 +23,8 @@ MM2_TOP_LEVEL_DOCS = {
     "clusters": "Aliases of the clusters (comma-separated); each alias's settings are given as `<alias>.<key>`, "
                 "and each ordered pair `<source>-><target>.enabled = true` runs a flow.",
     "dedicated.mode.enable.internal.rest": "Whether each flow's worker serves the internal REST endpoints that "
-                                           "forward requests to its leader (KIP-710).",
+                                           "forward requests to its leader (KIP-710). Only true is accepted: "
+                                           "every flow's REST API is served on `listeners`.",
     "config.providers": "Config providers (comma-separated names) that resolve `${provider:path:key}` "
                         "placeholders in the file.",
     "listeners": "REST listeners of the dedicated MirrorMaker process (every flow's API is mounted under "

@@ -14,7 +14,7 @@ from collections.abc import Mapping
 import pytest
 
 from connectors.mirror.client_config import MirrorClientConfig
-from connectors.mirror.config import CHECKPOINT, SOURCE, MirrorConfig
+from connectors.mirror.config import CHECKPOINT, JMX_REPORTER, SOURCE, MirrorConfig
 from connectors.mirror.maker_config import Flow, MirrorMakerConfig
 from pyconnect.api.config import ConfigException
 from pyconnect.api.config_provider import ConfigProvider
@@ -91,16 +91,18 @@ def test_client_config_properties() -> None:
 
 @pytest.mark.kafka("MirrorMakerConfigTest.testIncludesConnectorConfigProperties")
 def test_includes_connector_config_properties() -> None:
+    """Kafka's case names its test class FakeMetricsReporter in metric.reporters; Java reporter classes do not
+    load here (only JmxReporter, Java's default, is accepted), so the passed-on value is JmxReporter."""
     cfg = mm2("clusters", "a, b", "tasks.max", "100", "topics", "topic-1", "groups", "group-2",
               "replication.policy.separator", "__", "config.properties.exclude", "property-3",
-              "metric.reporters", "FakeMetricsReporter", "topic.filter.class",
+              "metric.reporters", JMX_REPORTER, "topic.filter.class",
               "org.apache.kafka.connect.mirror.DefaultTopicFilter", "xxx", "yyy")
     raw = cfg.connector_config(Flow("source", "target"), "MirrorSourceConnector")
     source = source_config(raw)
     assert source["tasks.max"] == 100 and source["topics"] == ["topic-1"]
     assert MirrorConfig(CHECKPOINT, raw)["groups"] == ["group-2"]
     assert source["config.properties.exclude"] == ["property-3"]
-    assert source["metric.reporters"] == ["FakeMetricsReporter"]
+    assert source["metric.reporters"] == [JMX_REPORTER]
     assert type(source.topic_filter()).__name__ == "DefaultTopicFilter"
     assert source["replication.policy.separator"] == "__"
     assert "xxx" not in raw, "unknown properties are not passed to the connectors"

@@ -22,6 +22,12 @@ def partition_count(bootstrap: str, topic: str) -> int:
     return len(found.partitions) if found is not None and found.error is None else 0
 
 
+def replica_counts(bootstrap: str, topic: str) -> set[int]:
+    """The replica counts of `topic`'s partitions, as the broker's metadata reports them (listing all topics)."""
+    found = AdminClient({"bootstrap.servers": bootstrap}).list_topics(timeout=10).topics.get(topic)
+    return {len(p.replicas) for p in found.partitions.values()} if found is not None else set()
+
+
 def topic_names(bootstrap: str) -> set[str]:
     """Names of every topic on the cluster."""
     return set(AdminClient({"bootstrap.servers": bootstrap}).list_topics(timeout=10).topics)

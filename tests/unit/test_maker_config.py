@@ -329,3 +329,15 @@ def test_dedicated_mode_refuses_admin_listeners() -> None:
         "B.admin.listeners = http://127.0.0.1:0\n", "mm2.properties"))
     with pytest.raises(ValueError, match="admin.listeners: not supported by a dedicated MirrorMaker"):
         MirrorMaker(config, "http://127.0.0.1:0")
+
+
+@pytest.mark.parametrize(("value", "fragment"), [
+    ("false", "not implemented: every flow's REST API"), ("maybe", "Expected value to be either true or false")])
+def test_internal_rest_can_only_be_on(value: str, fragment: str) -> None:
+    """KIP-710's dedicated.mode.enable.internal.rest: the flows' REST API is always served here, so only true
+    (what this runtime does) is accepted, and anything else names the file's line."""
+    mm2(SAMPLE + "dedicated.mode.enable.internal.rest = true\n")
+    with pytest.raises(ConfigFileError) as err:
+        mm2(SAMPLE + f"dedicated.mode.enable.internal.rest = {value}\n")
+    assert str(err.value).startswith("mm2.properties:17: dedicated.mode.enable.internal.rest: ") and \
+        fragment in str(err.value)
