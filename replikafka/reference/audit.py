@@ -4,9 +4,9 @@ scopes, whether it is honoured (and the tests that show it), refused (and where)
 The data is config_audit.toml next to this module; the docs page is rendered from it and from the code's keys
 at build time, so it cannot drift from either.
 
-Invariants: every key of `config_sections()` resolves to exactly one entry (its own, else a `[pending]`
-pattern); a key without either is reported as MISSING here and fails tests/unit/test_config_audit.py. An entry
-that names tests names them as `tests/<file>.py::<function>`.
+Invariants: every key of `config_sections()` resolves to exactly one entry (its own, else a `[shown]` or
+`[pending]` pattern); a key without either is reported as MISSING here and fails
+tests/unit/test_config_audit.py. An entry that names tests names them as `tests/<file>.py::<function>`.
 """
 
 from __future__ import annotations
@@ -63,11 +63,15 @@ def _entry(section: str, key: str, raw: dict[str, Any]) -> Entry:
 
 
 def resolve(section: str, key: str, data: dict[str, Any] | None = None) -> Entry:
-    """The audit's entry for `key` of `section`: its own, else the first matching `[pending]` pattern."""
+    """The audit's entry for `key` of `section`: its own, else the first matching `[shown]`, then `[pending]`
+    pattern."""
     audit = load_audit() if data is None else data
     own = audit.get("keys", {}).get(section, {}).get(key)
     if own is not None:
         return _entry(section, key, own)
+    for pattern, raw in audit.get("shown", {}).items():
+        if fnmatchcase(f"{section}::{key}", pattern):
+            return _entry(section, key, raw)
     for pattern, behaviour in audit.get("pending", {}).items():
         if fnmatchcase(f"{section}::{key}", pattern):
             return Entry(section, key, Status.PENDING, (), str(behaviour))

@@ -137,4 +137,4 @@ def test_the_audit_page_has_a_row_for_every_key() -> None:
     page = audit_page()
     for entry in audit_entries():
         assert f"| `{entry.key}` | {entry.status.value} |" in page, entry
-    assert "| pending |" in page and "## Client prefixes and mm2.properties scopes" in page
+    assert "| honoured |" in page and "## Client prefixes and mm2.properties scopes" in page
