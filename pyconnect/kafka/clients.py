@@ -20,6 +20,7 @@ log = logging.getLogger(__name__)
 
 Message = ck.Message
 Producer = ck.Producer  # for annotations; create one with new_producer / new_bulk_producer
+Consumer = ck.Consumer  # for annotations; create one with new_consumer
 OFFSET_BEGINNING = ck.OFFSET_BEGINNING
 OFFSET_END = ck.OFFSET_END
 TIMESTAMP_NOT_AVAILABLE = ck.TIMESTAMP_NOT_AVAILABLE
@@ -150,6 +151,12 @@ def watermarks(consumer: ck.Consumer, topic: str, partition: int) -> int:
     """High watermark from the last fetch response (no broker round trip); -1 if not known yet."""
     result = consumer.get_watermark_offsets(ck.TopicPartition(topic, partition), cached=True)
     return int(result[1]) if result and result[1] >= 0 else -1
+
+
+def broker_watermarks(consumer: ck.Consumer, topic: str, partition: int, timeout: float) -> tuple[int, int]:
+    """(log start offset, high watermark) of one partition, asked of the broker now (not the last fetch's)."""
+    low, high = consumer.get_watermark_offsets(ck.TopicPartition(topic, partition), timeout=timeout, cached=False)
+    return int(low), int(high)
 
 
 def positions(consumer: ck.Consumer, topic: str, partitions: Sequence[int]) -> dict[int, int]:
