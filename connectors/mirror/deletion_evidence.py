@@ -11,23 +11,21 @@ from collections import defaultdict
 from collections.abc import Mapping
 from typing import Any
 
-import confluent_kafka as ck
-
 from connectors.mirror.formats import OffsetSync
-from pyconnect.kafka.clients import KafkaClientError, assign, new_consumer
+from pyconnect.kafka.clients import Consumer, KafkaClientError, assign, broker_watermarks, new_consumer
 from pyconnect.kafka.errors import error_text, is_partition_eof
 
 # upstream, downstream of each sync of one source partition, in the order written
 SyncPoints = list[tuple[int, int]]
 
 
-def _reader(conf: Mapping[str, str]) -> ck.Consumer:
+def _reader(conf: Mapping[str, str]) -> Consumer:
     # read_uncommitted: a record of an open or aborted transaction is someone's record too.
     return new_consumer({**conf, "enable.partition.eof": "true", "isolation.level": "read_uncommitted",
                          "auto.offset.reset": "earliest"})
 
 
-def _drain(consumer: ck.Consumer, topic: str, start: int, stop_at: int | None, timeout: float) -> list[Any]:
+def _drain(consumer: Consumer, topic: str, start: int, stop_at: int | None, timeout: float) -> list[Any]:
     """Data messages of partition 0.. of `topic` from `start` to the end (or before `stop_at`); stops at
     the first data message when `stop_at` is given (only existence matters then)."""
     out: list[Any] = []
@@ -50,8 +48,8 @@ def syncs_end(conf: Mapping[str, str], topic: str, timeout: float = 10.0) -> int
     only makes later reads include older syncs, which can only make the flow keep a topic."""
     consumer = _reader(conf)
     try:
-        _low, high = consumer.get_watermark_offsets(ck.TopicPartition(topic, 0), timeout=timeout, cached=False)
-        return max(int(high), 0)
+        _low, high = broker_watermarks(consumer, topic, 0, timeout)
+        return max(high, 0)
     finally:
         consumer.close()
 
@@ -79,9 +77,8 @@ def log_start(conf: Mapping[str, str], topic: str, partition: int, timeout: floa
     """The partition's log start offset (records below it are gone)."""
     consumer = _reader(conf)
     try:
-        low, _high = consumer.get_watermark_offsets(ck.TopicPartition(topic, partition), timeout=timeout,
-                                                    cached=False)
-        return max(int(low), 0)
+        low, _high = broker_watermarks(consumer, topic, partition, timeout)
+        return max(low, 0)
     finally:
         consumer.close()
 

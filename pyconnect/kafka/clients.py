@@ -20,6 +20,7 @@ log = logging.getLogger(__name__)
 
 Message = ck.Message
 Producer = ck.Producer  # for annotations; create one with new_producer / new_bulk_producer
+Consumer = ck.Consumer  # for annotations; create one with new_consumer
 OFFSET_BEGINNING = ck.OFFSET_BEGINNING
 OFFSET_END = ck.OFFSET_END
 TIMESTAMP_NOT_AVAILABLE = ck.TIMESTAMP_NOT_AVAILABLE
@@ -152,6 +153,12 @@ def watermarks(consumer: ck.Consumer, topic: str, partition: int) -> tuple[int, 
     if not result:
         return -1, -1
     return max(-1, int(result[0])), max(-1, int(result[1]))
+
+
+def broker_watermarks(consumer: ck.Consumer, topic: str, partition: int, timeout: float) -> tuple[int, int]:
+    """(log start offset, high watermark) of one partition, asked of the broker now (not the last fetch's)."""
+    low, high = consumer.get_watermark_offsets(ck.TopicPartition(topic, partition), timeout=timeout, cached=False)
+    return int(low), int(high)
 
 
 def positions(consumer: ck.Consumer, topic: str, partitions: Sequence[int]) -> dict[int, int]:

@@ -1,4 +1,7 @@
-"""The worker: internal stores + membership + the loop that elects, assigns and reconciles."""
+"""The worker: internal stores + membership + the loop that syncs membership, runs the leader's duties
+(pyconnect.runtime.leader_duties) while it leads, and reconciles its runners with its share of the assignment.
+Each runner gets a lease and a status reporter bound to the assignment it started under
+(pyconnect.runtime.cluster.lease)."""
 
 from __future__ import annotations
 
@@ -7,7 +10,6 @@ import threading
 import time
 import traceback
 from collections.abc import Callable
-from typing import Any
 
 from pyconnect.api.states import State, TargetState
 from pyconnect.api.task_id import TaskId
@@ -19,22 +21,22 @@ from pyconnect.logging_context import scope as log_scope
 from pyconnect.plugins import PluginRegistry, registry
 from pyconnect.runtime.auto_restart import AutoRestarter
 from pyconnect.runtime.cluster.assignment import WorkerAssignment
-from pyconnect.runtime.cluster.handover import HandOver
+from pyconnect.runtime.cluster.lease import StatusReport, assignment_lease, status_reporter
 from pyconnect.runtime.cluster.membership import Assignment, Membership
 from pyconnect.runtime.connector_runner import ConnectorRunner
 from pyconnect.runtime.internal_topics import InternalTopics, LogFactory, kafka_log_factory, own_offset_store
+from pyconnect.runtime.leader_duties import ExactlyOnceFencing, LeaderDuties
 from pyconnect.runtime.logs.worker_scope import WorkerScope
 from pyconnect.runtime.metrics import endpoint as metrics
 from pyconnect.runtime.metrics.history import MetricHistory
 from pyconnect.runtime.metrics.worker_metrics import WorkerCollector
-from pyconnect.runtime.source.fencing import fence_pending
 from pyconnect.runtime.source.runner import ConnectorOffsetReader, RunnerSettings
 from pyconnect.runtime.source.task_setup import TaskSetup
 from pyconnect.runtime.task_factory import FailedTask, TaskFactory, TaskRunner
 from pyconnect.runtime.task_thread import TaskThread
 from pyconnect.storage.config_store import ConfigSnapshot, ConfigStore
 from pyconnect.storage.offset_store import OffsetStore
-from pyconnect.storage.status_store import Status, StatusStore
+from pyconnect.storage.status_store import StatusStore
 
 log = logging.getLogger(__name__)
 
@@ -92,10 +94,10 @@ class Worker:
         self._thread: threading.Thread | None = None
         self._generation = 0
         self._lapses_seen = 0
-        # The leader's hand-over bookkeeping: an old owner that has not confirmed a revocation within a
-        # session timeout is treated as dead for the unit (handover.py).
-        self._handover = HandOver(self.membership.clock, self.membership.session_timeout)
         self.auto_restarter = AutoRestarter(self.configs, self.statuses, self.membership.clock, config.values)
+        fencing = (ExactlyOnceFencing(config.group_id, self._settings.producer_conf, self._settings.flush_timeout + 25)
+                   if settings.exactly_once else None)
+        self._leader = LeaderDuties(self.membership, self.configs, self.auto_restarter, fencing, self._owner_duty)
         self._last_tick = time.monotonic()
         self.started = threading.Event()
 
@@ -161,31 +163,16 @@ class Worker:
                     next_sync = now + self.membership.heartbeat_interval / 2
                 self.membership.maybe_claim()
                 if self.membership.is_leader():
-                    if self.leader_duty is not None:
-                        self.leader_duty(self)
-                    if self.config.settings.exactly_once:
-                        fence_pending(self.configs, self.config.group_id, self._settings.producer_conf,
-                                      self._settings.flush_timeout + 25)
-                    self._rebalance_if_needed()
-                    self.auto_restarter.tick(self.membership.leader_epoch)
+                    self._leader.run()
                 self._after_lapse()  # again: the sync just above may have ended a lapse
                 self._reconcile()
             except Exception:
                 log.exception("worker loop error")
                 time.sleep(0.5)
 
-    def _rebalance_if_needed(self) -> None:
-        snapshot = self.configs.snapshot()
-        live = {w: m.applied for w, m in self.membership.live_members().items()}
-        current = self.membership.assignment
-        # Units moving off a live worker are revoked first and placed once it confirms (handover.py).
-        plan = self._handover.plan(live, current, snapshot.connectors, snapshot.task_ids(),
-                                   self.membership.next_generation())
-        if current is None or current.leader_epoch != self.membership.leader_epoch or not plan.same_as(current):
-            log.info("publishing assignment for %d worker(s): %s, revoked: %s", len(live),
-                     {w: (len(a.connectors), len(a.tasks)) for w, a in plan.workers.items()},
-                     {w: (len(r.connectors), len(r.tasks)) for w, r in plan.revoked.items()})
-            self.membership.publish(plan.workers, plan.revoked)
+    def _owner_duty(self) -> None:
+        if self.leader_duty is not None:
+            self.leader_duty(self)
 
     def _after_lapse(self) -> None:
         """A worker that was out of sync for a session timeout has been replaced: its tasks and
@@ -286,35 +273,9 @@ class Worker:
 
     # connectors and tasks --------------------------------------------------------------------
 
-    def _report(self, connector: str, task: int | None) -> Callable[..., None]:
-        # The generation of the assignment the runner was started under, not the worker's latest: a
-        # runner that outlived its assignment (a frozen worker's) must not pass for the current owner.
-        generation, lapses = self._generation, self.membership.lapses
-
-        def report(state: State, trace: str | None, progress: dict[str, Any] | None = None) -> None:
-            if self.membership.lapses != lapses or not self.membership.in_sync() or self.membership.fenced:
-                # This worker has been (or is) out of its cluster for a session timeout: its runners
-                # are being stopped and their work may run elsewhere; a status from them would be stale.
-                log.info("not reporting %s for %s%s: the worker lost its assignment", state, connector,
-                         "" if task is None else f"-{task}")
-                return
-            status = Status(state, self.worker_id, generation, trace, progress)
-            # Connect's putSafe for failures and shutdowns: never over a newer owner's status.
-            safe = state in (State.FAILED, State.UNASSIGNED)
-            if task is None:
-                self.statuses.put_connector(connector, status, safe)
-            else:
-                self.statuses.put_task(connector, task, status, safe)
-        return report
-
-    def _lease(self) -> Callable[[], bool]:
-        """Whether the assignment a task starts under now still holds: the worker has been in its cluster
-        throughout (no session timeout out of it since). Cheap: the task's loop asks before every batch."""
-        membership, lapses = self.membership, self.membership.lapses
-
-        def holds() -> bool:
-            return membership.lapses == lapses and membership.in_sync() and membership.fenced is None
-        return holds
+    def _report(self, connector: str, task: int | None) -> StatusReport:
+        # The generation of the assignment the runner was started under, not the worker's latest.
+        return status_reporter(self.membership, self.statuses, self.worker_id, self._generation, connector, task)
 
     def _start_connector(self, name: str, snapshot: ConfigSnapshot) -> None:
         runner = ConnectorRunner(name, snapshot.connectors[name], self.plugins, self.configs,
@@ -344,7 +305,7 @@ class Worker:
             self.tasks[task_id] = FailedTask(task_id)
             return
         if isinstance(runner, TaskThread):
-            runner.lease = self._lease()
+            runner.lease = assignment_lease(self.membership)
         self.tasks[task_id] = runner
         log.info("[%s] starting task", task_id)
         runner.start(paused=snapshot.target_state(name) == TargetState.PAUSED)

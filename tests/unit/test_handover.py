@@ -1,6 +1,6 @@
 """Hand-over (pyconnect/runtime/cluster/handover.py) over the in-memory membership topic, on a FakeClock.
 
-The leader's side is `HandOver.plan` + `Membership.publish`, as the worker's `_rebalance_if_needed`
+The leader's side is `HandOver.plan` + `Membership.publish`, as `LeaderDuties._rebalance_if_needed`
 calls them; a follower "applies" a generation by calling `report_applied`, as its reconcile does once it
 has stopped what it lost. Members beat every 50 ms of fake time and time out after 400 ms.
 """

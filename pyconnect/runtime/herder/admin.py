@@ -10,30 +10,34 @@ from pyconnect.kafka import cluster_trouble
 from pyconnect.plugins import component_plugins
 from pyconnect.runtime.herder import config_validation
 from pyconnect.runtime.herder.errors import NotFound
+from pyconnect.runtime.herder.worker_view import WorkerView
 from pyconnect.runtime.logs import loggers
 from pyconnect.runtime.results import ConfigInfos, ConfigKeyInfo, LoggerLevel, PluginDesc, ServerInfo, WorkerHealth
-from pyconnect.runtime.worker import Worker
 
 
 class WorkerAdmin:
     """Operations on this worker and its installation rather than on connectors."""
 
-    def __init__(self, worker: Worker) -> None:
-        self.worker = worker
+    def __init__(self, worker: WorkerView) -> None:
+        # The worker's collaborators the herder uses, bound once: they live as long as the worker.
+        self._worker = worker
+        self._config, self._settings = worker.config, worker.config.settings
+        self._configs, self._statuses, self._offsets = worker.configs, worker.statuses, worker.offsets
+        self._plugins, self._membership, self._log_levels = worker.plugins, worker.membership, worker.log_levels
 
     def server_info(self) -> ServerInfo:
         """Version and the Kafka cluster this worker's internal topics live on."""
-        return ServerInfo(pyconnect.__version__, "", self.worker.cluster_id)
+        return ServerInfo(pyconnect.__version__, "", self._worker.cluster_id)
 
     def health(self) -> WorkerHealth:
         """Connect's worker health (KIP-1017): starting, healthy, or unhealthy and why."""
-        worker = self.worker
-        if not worker.started.is_set() or worker.membership.assignment is None:
+        worker, membership = self._worker, self._membership
+        if not worker.started.is_set() or membership.assignment is None:
             return WorkerHealth("starting", "Worker is still starting up.")
-        fenced = worker.membership.fenced
+        fenced = membership.fenced
         if fenced is not None:  # replaced under its id while frozen: it runs nothing until restarted
             return WorkerHealth("unhealthy", f"Worker is fenced: {fenced}")
-        if not worker.membership.in_sync():
+        if not membership.in_sync():
             return WorkerHealth("unhealthy", "Worker has not been able to read the cluster's membership topic within "
                                              "the session timeout.")
         if not worker.loop_alive():
@@ -53,7 +57,7 @@ class WorkerAdmin:
         """Installed connectors, and with `connectors_only` False the converters, header converters,
         transforms and predicates too (Connect's PluginType names), each with the version of the
         distribution that provides it (KIP-891)."""
-        out = [PluginDesc(p.java_class, p.type, p.version()) for p in self.worker.plugins.all()]
+        out = [PluginDesc(p.java_class, p.type, p.version()) for p in self._plugins.all()]
         if not connectors_only:
             out += [PluginDesc(p.class_name, p.type, p.version()) for p in component_plugins()]
         return out
@@ -61,23 +65,23 @@ class WorkerAdmin:
     def plugin_config(self, plugin: str, version: str | None = None) -> list[ConfigKeyInfo]:
         """The config keys of a plugin of any type; NotFound for an unknown one, BadConfig when the
         installed version is outside `version` (a Maven version range)."""
-        return config_validation.plugin_config(self.worker.plugins, plugin, version)
+        return config_validation.plugin_config(self._plugins, plugin, version)
 
     def validate(self, config: Mapping[str, str]) -> ConfigInfos:
         """Validate a connector config against its `connector.class` (errors are in the answer)."""
-        settings = self.worker.config.settings
-        return config_validation.validate(self.worker.plugins, config, settings.exactly_once,
-                                          settings.refuse_unknown_keys, self.worker.config)
+        settings = self._settings
+        return config_validation.validate(self._plugins, config, settings.exactly_once,
+                                          settings.refuse_unknown_keys, self._config)
 
     # log levels ------------------------------------------------------------------------------
 
     def logger_levels(self) -> dict[str, LoggerLevel]:
         """Loggers with an explicit level, and root (this worker's: its flow's in dedicated mode)."""
-        return self.worker.log_levels.all_levels()
+        return self._log_levels.all_levels()
 
     def logger_level(self, name: str) -> LoggerLevel:
         """One logger's level; NotFound if no such logger exists."""
-        found = self.worker.log_levels.describe(name)
+        found = self._log_levels.describe(name)
         if found is None:
             raise NotFound(f"Logger {name} not found.")
         return found
@@ -90,9 +94,9 @@ class WorkerAdmin:
     def set_worker_logger_level(self, namespace: str, level: str) -> list[str]:
         """Set the level of `namespace` and the loggers below it on this worker; the affected names."""
         self._require_level(level)
-        return self.worker.log_levels.set_level(namespace, level)
+        return self._log_levels.set_level(namespace, level)
 
     def set_cluster_logger_level(self, namespace: str, level: str) -> None:
         """Set the level on every worker, through the config topic (KIP-976)."""
         self._require_level(level)
-        self.worker.configs.put_logger_level(namespace, level.upper())
+        self._configs.put_logger_level(namespace, level.upper())

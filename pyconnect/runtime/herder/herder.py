@@ -62,21 +62,21 @@ class Herder(WorkerAdmin):
     # leadership ------------------------------------------------------------------------------
 
     def _require_leader(self, action: str) -> None:
-        membership = self.worker.membership
+        membership = self._membership
         if not membership.is_leader():
             raise NotLeader(f"Only the leader can {action}.", membership.leader_url())
 
     def await_leader(self) -> bool:
         """Wait (up to a session timeout) until a leader is known: a request arriving while the worker
         joins waits, as Connect's herder queues requests until its first rebalance."""
-        membership = self.worker.membership
+        membership = self._membership
         return membership.await_leader(membership.session_timeout + 5.0)
 
     # reads -----------------------------------------------------------------------------------
 
     def _snapshot(self) -> ConfigSnapshot:
-        self.worker.configs.refresh(10)
-        return self.worker.configs.snapshot()
+        self._configs.refresh(10)
+        return self._configs.snapshot()
 
     def connectors(self) -> list[str]:
         """Every connector's name, sorted."""
@@ -91,7 +91,7 @@ class Herder(WorkerAdmin):
 
     def _type(self, config: Mapping[str, str]) -> str:
         try:
-            return self.worker.plugins.resolve(config.get("connector.class", "")).type
+            return self._plugins.resolve(config.get("connector.class", "")).type
         except PluginNotFound:
             return "unknown"
 
@@ -99,13 +99,13 @@ class Herder(WorkerAdmin):
         """The installed version of the connector's plugin (KIP-891's `version` in the status); None
         for a class no longer installed. Tasks share it: a task class ships with its connector."""
         try:
-            return self.worker.plugins.resolve(config.get("connector.class", "")).version()
+            return self._plugins.resolve(config.get("connector.class", "")).version()
         except PluginNotFound:
             return None
 
     def _info(self, name: str) -> ConnectorInfo:
         """The connector as last read (no refresh: a write has just waited for its own record)."""
-        snap = self.worker.configs.snapshot()
+        snap = self._configs.snapshot()
         if name not in snap.connectors:
             raise NotFound(f"Connector {name} not found")  # removed since the caller looked
         config = snap.connectors[name]
@@ -119,10 +119,10 @@ class Herder(WorkerAdmin):
 
     def connector_status(self, name: str) -> ConnectorStateInfo:
         """The connector's and its tasks' states."""
-        statuses = self.worker.statuses
+        statuses = self._statuses
         statuses.refresh(10)
         conn = statuses.connector(name)
-        snap = self.worker.configs.snapshot()
+        snap = self._configs.snapshot()
         if conn is None or name not in snap.connectors:
             raise NotFound(f"No status found for connector {name}")
         count = len(snap.task_configs.get(name, []))
@@ -134,9 +134,9 @@ class Herder(WorkerAdmin):
 
     def task_status(self, name: str, task: int) -> TaskState:
         """One task's state."""
-        self.worker.statuses.refresh(10)
-        st = self.worker.statuses.task(name, task)
-        snap = self.worker.configs.snapshot()
+        self._statuses.refresh(10)
+        st = self._statuses.task(name, task)
+        snap = self._configs.snapshot()
         if st is None or task >= len(snap.task_configs.get(name, [])):
             raise NotFound(f"No status found for task {name}-{task}")
         return replace(_task_state(task, st), version=self._version(snap.connectors.get(name, {})))
@@ -144,21 +144,21 @@ class Herder(WorkerAdmin):
     def task_configs(self, name: str) -> list[TaskInfo]:
         """The connector's task configs, by task id."""
         self.connector_config(name)
-        configs = self.worker.configs.snapshot().task_configs.get(name, [])
+        configs = self._configs.snapshot().task_configs.get(name, [])
         return [TaskInfo(TaskId(name, i), c) for i, c in enumerate(configs)]
 
     def offsets(self, name: str) -> ConnectorOffsets:
         """The connector's committed offsets."""
         self.connector_config(name)
-        self.worker.offsets.refresh(10)
-        return ConnectorOffsets([PartitionOffset(p, o) for p, o in self.worker.offsets.connector_offsets(name)])
+        self._offsets.refresh(10)
+        return ConnectorOffsets([PartitionOffset(p, o) for p, o in self._offsets.connector_offsets(name)])
 
     def active_topics(self, name: str) -> ActiveTopics:
         """The topics the connector has used (any name answers, an unknown one with none)."""
-        if not self.worker.config.settings.topic_tracking_enable:
+        if not self._settings.topic_tracking_enable:
             raise Forbidden("Topic tracking is disabled.")
-        self.worker.statuses.refresh(10)
-        return ActiveTopics(name, sorted(self.worker.statuses.topics(name)))
+        self._statuses.refresh(10)
+        return ActiveTopics(name, sorted(self._statuses.topics(name)))
 
     # config writes (leader only) -------------------------------------------------------------
 
@@ -175,15 +175,15 @@ class Herder(WorkerAdmin):
         _name_matches(name, config)
         if name in self._snapshot().connectors:
             raise Conflict(f"Connector {name} already exists")
-        config_validation.require_valid(self.worker.plugins, config, self.worker.config.settings.exactly_once,
-                                        self.worker.config.settings.refuse_unknown_keys, self.worker.config)
+        config_validation.require_valid(self._plugins, config, self._settings.exactly_once,
+                                        self._settings.refuse_unknown_keys, self._config)
         target = None
         if initial_state is not None:
             target = INITIAL_STATES.get(initial_state.strip().upper())
             if target is None:
                 raise BadConfig(f"Invalid initial state {initial_state}: must be RUNNING, PAUSED or STOPPED")
-        self.worker.configs.put_connector_config(name, config, target)
-        self._await(lambda: name in self.worker.configs.snapshot().connectors)
+        self._configs.put_connector_config(name, config, target)
+        self._await(lambda: name in self._configs.snapshot().connectors)
         return self._info(name)
 
     def put_config(self, name: str, config: dict[str, str]) -> tuple[bool, ConnectorInfo]:
@@ -194,10 +194,10 @@ class Herder(WorkerAdmin):
     def _put_config(self, name: str, config: dict[str, str]) -> tuple[bool, ConnectorInfo]:
         _name_matches(name, config)
         created = name not in self._snapshot().connectors
-        config_validation.require_valid(self.worker.plugins, config, self.worker.config.settings.exactly_once,
-                                        self.worker.config.settings.refuse_unknown_keys, self.worker.config)
-        self.worker.configs.put_connector_config(name, config)
-        self._await(lambda: self.worker.configs.snapshot().connectors.get(name) == config)
+        config_validation.require_valid(self._plugins, config, self._settings.exactly_once,
+                                        self._settings.refuse_unknown_keys, self._config)
+        self._configs.put_connector_config(name, config)
+        self._await(lambda: self._configs.snapshot().connectors.get(name) == config)
         return created, self._info(name)
 
     def patch_config(self, name: str, patch: Mapping[str, str | None]) -> ConnectorInfo:
@@ -215,8 +215,8 @@ class Herder(WorkerAdmin):
         """Remove the connector (its config and target state)."""
         self._require_leader("delete connectors")
         self.connector_config(name)
-        self.worker.configs.remove_connector(name)
-        self._await(lambda: name not in self.worker.configs.snapshot().connectors)
+        self._configs.remove_connector(name)
+        self._await(lambda: name not in self._configs.snapshot().connectors)
 
     # lifecycle -------------------------------------------------------------------------------
 
@@ -228,19 +228,19 @@ class Herder(WorkerAdmin):
     def pause(self, name: str) -> None:
         """Any worker writes the target state."""
         self._require_known(name)
-        self.worker.configs.put_target_state(name, TargetState.PAUSED)
+        self._configs.put_target_state(name, TargetState.PAUSED)
 
     def resume(self, name: str) -> None:
         """Any worker writes the target state; a STOPPED connector starts again too."""
         self._require_known(name)
-        self.worker.configs.put_target_state(name, TargetState.STARTED)
+        self._configs.put_target_state(name, TargetState.STARTED)
 
     def stop(self, name: str) -> None:
         """The leader writes an empty task set, then the STOPPED target state."""
         self._require_known(name)  # any worker knows the connectors: an unknown one is not forwarded
         self._require_leader("stop connectors")
-        self.worker.configs.put_task_configs(name, [])
-        self.worker.configs.put_target_state(name, TargetState.STOPPED)
+        self._configs.put_task_configs(name, [])
+        self._configs.put_target_state(name, TargetState.STOPPED)
 
     def _require_exists(self, name: str) -> ConfigSnapshot:
         snap = self._snapshot()
@@ -263,7 +263,7 @@ class Herder(WorkerAdmin):
             tasks = [replace(t, state=restart) if include_tasks and (not only_failed or t.state == State.FAILED)
                      else t for t in status.tasks]
             planned = replace(status, connector=connector, tasks=tasks)
-        self.worker.configs.request_restart(name, include_tasks, only_failed)
+        self._configs.request_restart(name, include_tasks, only_failed)
         return planned
 
     def restart_task(self, name: str, task: int) -> None:
@@ -271,16 +271,16 @@ class Herder(WorkerAdmin):
         snap = self._require_exists(name)
         if task >= len(snap.task_configs.get(name, [])):
             raise NotFound(f"Unknown task: {name}-{task}")
-        if not self.worker.restart_task(TaskId(name, task)):
+        if not self._worker.restart_task(TaskId(name, task)):
             raise NotAssigned(f"Task {name}-{task} is not assigned to this worker.", self._task_owner_url(name, task))
 
     def _task_owner_url(self, name: str, task: int) -> str | None:
-        assignment = self.worker.membership.assignment
+        assignment = self._membership.assignment
         if assignment is None:
             return None
         for worker_id, work in assignment.workers.items():
             if TaskId(name, task) in work.tasks:
-                member = self.worker.membership.live_members().get(worker_id)
+                member = self._membership.live_members().get(worker_id)
                 return member.url if member else None
         return None
 
@@ -288,7 +288,7 @@ class Herder(WorkerAdmin):
 
     def _require_stopped(self, name: str) -> dict[str, str]:
         config = self.connector_config(name)
-        snap = self.worker.configs.snapshot()
+        snap = self._configs.snapshot()
         if snap.target_state(name) != TargetState.STOPPED or snap.task_configs.get(name):
             raise BadConfig(STOP_FIRST.format(name=name))
         return config
@@ -304,7 +304,7 @@ class Herder(WorkerAdmin):
             if any(isinstance(v, (dict, list)) for m in (entry.partition, entry.offset or {}) for v in m.values()):
                 raise BadConfig("Partition and offset maps may only contain primitive values")
         try:
-            connector_instance(self.worker.plugins, config).alter_offsets(config, {
+            connector_instance(self._plugins, config).alter_offsets(config, {
                 str(i): (e.partition, e.offset) for i, e in enumerate(offsets)})
         except (ValueError, TypeError) as exc:
             raise BadConfig(f"Failed to alter offsets: {exc}") from None
@@ -315,24 +315,24 @@ class Herder(WorkerAdmin):
         """Remove every offset of a STOPPED connector; returns Connect's message."""
         self._require_leader("reset connector offsets")
         self._require_stopped(name)
-        self.worker.offsets.refresh(10)
-        self._write_offsets(name, [PartitionOffset(p, None) for p, _ in self.worker.offsets.connector_offsets(name)])
+        self._offsets.refresh(10)
+        self._write_offsets(name, [PartitionOffset(p, None) for p, _ in self._offsets.connector_offsets(name)])
         return "The offsets for this connector have been reset successfully"
 
     def _write_offsets(self, name: str, offsets: list[PartitionOffset]) -> None:
-        for fut in self.worker.offsets.put(name, [(e.partition, e.offset) for e in offsets]):
-            self.worker.offsets.flush(10)
+        for fut in self._offsets.put(name, [(e.partition, e.offset) for e in offsets]):
+            self._offsets.flush(10)
             fut.result(10)
-        self.worker.offsets.refresh(10)
+        self._offsets.refresh(10)
 
     def reset_topics(self, name: str) -> None:
         """Forget the topics the connector has used."""
-        if not self.worker.config.settings.topic_tracking_enable:
+        if not self._settings.topic_tracking_enable:
             raise Forbidden("Topic tracking is disabled.")
-        if not self.worker.config.settings.topic_tracking_allow_reset:
+        if not self._settings.topic_tracking_allow_reset:
             raise Forbidden("Topic tracking reset is disabled.")
         self.connector_config(name)
-        self.worker.statuses.refresh(10)
-        for topic in self.worker.statuses.topics(name):
-            self.worker.statuses.delete_topic(name, topic)
-        self.worker.statuses.flush(10)
+        self._statuses.refresh(10)
+        for topic in self._statuses.topics(name):
+            self._statuses.delete_topic(name, topic)
+        self._statuses.flush(10)

@@ -13,30 +13,23 @@ import logging
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
-import confluent_kafka as ck
-
 from pyconnect.api.errors import ConnectException
 from pyconnect.api.sink import SinkTask, TopicPartition
+from pyconnect.kafka.clients import Consumer, KafkaClientError, assign
+from pyconnect.kafka.consumer_control import OFFSET_COMMITTED, PartitionRef, commit_offsets, pause, resume, seek
 from pyconnect.runtime.sink.context import WorkerSinkTaskContext
 
 log = logging.getLogger(__name__)
 
 
-def _tps(partitions: Iterable[Any]) -> list[TopicPartition]:
+def _tps(partitions: Iterable[PartitionRef]) -> list[TopicPartition]:
     return [TopicPartition(p.topic, p.partition) for p in partitions]
-
-
-def _kafka(partitions: Iterable[TopicPartition], offsets: dict[TopicPartition, int] | None = None
-           ) -> list[ck.TopicPartition]:
-    if offsets is None:
-        return [ck.TopicPartition(p.topic, p.partition) for p in partitions]
-    return [ck.TopicPartition(p.topic, p.partition, offsets[p]) for p in partitions]
 
 
 class SinkOffsets:
     """Partition ownership, offsets and commits of one sink task."""
 
-    def __init__(self, task_id: str, consumer: ck.Consumer, task: SinkTask, context: WorkerSinkTaskContext,
+    def __init__(self, task_id: str, consumer: Consumer, task: SinkTask, context: WorkerSinkTaskContext,
                  before_commit: Callable[[list[TopicPartition]], None]) -> None:
         self._id, self._consumer, self._task, self._context = task_id, consumer, task, context
         self._before_commit = before_commit
@@ -55,7 +48,7 @@ class SinkOffsets:
 
     # rebalance callbacks ---------------------------------------------------------------------------
 
-    def on_assign(self, consumer: ck.Consumer, partitions: Sequence[ck.TopicPartition]) -> None:
+    def on_assign(self, consumer: Consumer, partitions: Sequence[PartitionRef]) -> None:
         try:
             new = _tps(partitions)
             self.assigned.update(new)
@@ -65,14 +58,14 @@ class SinkOffsets:
             resets = self._context.peek_offsets(set(new))
             if resets:  # the task asked (in open, or earlier) where these partitions start
                 self.current.update(resets)
-                consumer.assign([ck.TopicPartition(p.topic, p.partition, resets.get(TopicPartition(
-                    p.topic, p.partition), ck.OFFSET_INVALID)) for p in partitions])
+                assign(consumer, [(p.topic, p.partition, resets.get(TopicPartition(p.topic, p.partition),
+                                                                     OFFSET_COMMITTED)) for p in partitions])
             if self._paused_all:
-                consumer.pause(_kafka(new))
+                pause(consumer, new)
         except Exception as exc:
             self._failure = self._failure or exc
 
-    def on_revoke(self, consumer: ck.Consumer, partitions: Sequence[ck.TopicPartition]) -> None:
+    def on_revoke(self, consumer: Consumer, partitions: Sequence[PartitionRef]) -> None:
         if self._closed:
             return
         try:
@@ -80,7 +73,7 @@ class SinkOffsets:
         except Exception as exc:
             self._failure = self._failure or exc
 
-    def on_lost(self, consumer: ck.Consumer, partitions: Sequence[ck.TopicPartition]) -> None:
+    def on_lost(self, consumer: Consumer, partitions: Sequence[PartitionRef]) -> None:
         try:
             self._close_partitions(_tps(partitions), commit=False)  # another member may own them already
         except Exception as exc:
@@ -139,8 +132,8 @@ class SinkOffsets:
             return
         self._before_commit(sorted(offsets))  # raises (the task fails) if a DLQ write failed
         try:
-            self._consumer.commit(offsets=_kafka(offsets, offsets), asynchronous=False)
-        except ck.KafkaException as exc:
+            commit_offsets(self._consumer, offsets.items())
+        except KafkaClientError as exc:
             log.warning("[%s] offset commit failed, retried at the next commit: %s", self._id, exc)
             return
         self.committed.update(offsets)
@@ -153,28 +146,28 @@ class SinkOffsets:
         for p, offset in self._context.take_offsets().items():
             if p not in self.assigned:
                 continue
-            self._consumer.seek(ck.TopicPartition(p.topic, p.partition, offset))
+            seek(self._consumer, p.topic, p.partition, offset)
             self.current[p] = offset  # Connect's rewind: the reset is where the task now is
         wanted = self._context.paused()
         if wanted != self._paused_by_task:
             if not self._paused_all:
                 gone = self._paused_by_task - wanted
                 if gone:
-                    self._consumer.resume(_kafka(gone))
+                    resume(self._consumer, gone)
                 if wanted:
-                    self._consumer.pause(_kafka(wanted))
+                    pause(self._consumer, wanted)
             self._paused_by_task = wanted
 
     def pause_all(self) -> None:
         self._paused_all = True
         if self.assigned:
-            self._consumer.pause(_kafka(self.assigned))
+            pause(self._consumer, self.assigned)
 
     def resume_all(self) -> None:
         self._paused_all = False
         resumable = self.assigned - self._paused_by_task
         if resumable:
-            self._consumer.resume(_kafka(resumable))
+            resume(self._consumer, resumable)
 
     def rewind(self, messages: Sequence[Any]) -> None:
         """Messages the consumer returned while their partitions were to be paused: seek back to the first
@@ -184,4 +177,4 @@ class SinkOffsets:
             if m.error() is None:
                 first.setdefault(TopicPartition(m.topic(), m.partition()), m.offset())
         for p, offset in first.items():
-            self._consumer.seek(ck.TopicPartition(p.topic, p.partition, offset))
+            seek(self._consumer, p.topic, p.partition, offset)

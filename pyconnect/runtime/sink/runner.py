@@ -23,13 +23,12 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-import confluent_kafka as ck
-
 from pyconnect.api.errors import ConnectException, RetriableException
 from pyconnect.api.sink import SinkRecord, SinkTask, TopicPartition
 from pyconnect.api.states import State
 from pyconnect.kafka.client_stats import ClientStats
-from pyconnect.kafka.clients import new_consumer
+from pyconnect.kafka.clients import Consumer, new_consumer
+from pyconnect.kafka.errors import is_partition_eof
 from pyconnect.logging_context import set_context
 from pyconnect.runtime.errors import ToleranceOperator
 from pyconnect.runtime.metrics.worker_metrics import TaskMetricsRegistry
@@ -94,7 +93,7 @@ class SinkTaskRunner(TaskThread):
 
     def _run(self) -> None:
         set_context(self.connector, self.index)
-        consumer: ck.Consumer | None = None
+        consumer: Consumer | None = None
         trace = None
         try:
             self._conversion = conversion = self._make_conversion()
@@ -134,7 +133,7 @@ class SinkTaskRunner(TaskThread):
             raise LeaseLost()
         operator.pending.await_futures(partitions, 60.0)
 
-    def _close(self, consumer: ck.Consumer | None) -> None:
+    def _close(self, consumer: Consumer | None) -> None:
         """Commit what was put and close the partitions (Connect's closeAllPartitions), stop the task; the
         commit and the consumer's close within the stop's budget (a gone cluster would hold them)."""
         budget = self._settings.shutdown_timeout
@@ -148,7 +147,7 @@ class SinkTaskRunner(TaskThread):
             bounded(lambda: _close_consumer(consumer, self.id), max(0.5, self.budget(budget)),
                     f"{self.id} consumer close")
 
-    def _subscribe(self, consumer: ck.Consumer, offsets: SinkOffsets) -> None:
+    def _subscribe(self, consumer: Consumer, offsets: SinkOffsets) -> None:
         """(Re)subscribe when the matching topics changed: once for `topics`, on every metadata refresh for
         `topics.regex` (new matching topics join the subscription)."""
         settings = self._settings
@@ -162,7 +161,7 @@ class SinkTaskRunner(TaskThread):
         else:
             consumer.unsubscribe()
 
-    def _loop(self, consumer: ck.Consumer, offsets: SinkOffsets) -> None:
+    def _loop(self, consumer: Consumer, offsets: SinkOffsets) -> None:
         next_commit = time.monotonic() + self._settings.flush_interval
         next_refresh = 0.0
         while not self._stopping.is_set():
@@ -186,7 +185,7 @@ class SinkTaskRunner(TaskThread):
                 offsets.commit()
                 next_commit = time.monotonic() + self._settings.flush_interval
 
-    def _iteration(self, consumer: ck.Consumer, offsets: SinkOffsets) -> None:
+    def _iteration(self, consumer: Consumer, offsets: SinkOffsets) -> None:
         if self._retry is not None:
             records, batch_offsets, not_before = self._retry
             if time.monotonic() < not_before:
@@ -199,7 +198,7 @@ class SinkTaskRunner(TaskThread):
         self._put(records, batch_offsets, offsets)
 
     @staticmethod
-    def _idle(consumer: ck.Consumer, offsets: SinkOffsets, timeout: float) -> None:
+    def _idle(consumer: Consumer, offsets: SinkOffsets, timeout: float) -> None:
         """Serve heartbeats and rebalances while the partitions are paused; a message fetched before the
         pause took effect is read again later, not dropped."""
         messages = consumer.consume(100, max(timeout, 0.0))
@@ -217,7 +216,7 @@ class SinkTaskRunner(TaskThread):
             if error is not None:
                 if error.fatal():
                     raise ConnectException(f"Consumer failed: {error}")
-                if error.code() != ck.KafkaError._PARTITION_EOF:
+                if not is_partition_eof(error):
                     log.warning("[%s] consumer error: %s", self.id, error)
                 continue
             topic = message.topic()
@@ -265,7 +264,7 @@ class SinkTaskRunner(TaskThread):
                 log.exception("[%s] topic tracking failed", self.id)
 
 
-def _close_consumer(consumer: ck.Consumer, task_id: str) -> None:
+def _close_consumer(consumer: Consumer, task_id: str) -> None:
     try:
         consumer.close()
     except Exception:
