@@ -25,14 +25,14 @@ from typing import Any
 
 from confluent_kafka import KafkaException
 
-from pyconnect.kafka.clients import new_consumer, new_producer
+from pyconnect.kafka.clients import KafkaClientError, new_consumer, new_producer
 
 log = logging.getLogger(__name__)
 
 WARM_UPS = 1  # the first request pays the connection's set-up: not a round trip of the link
 SAMPLES = 3  # the fastest of a few: one slow answer from a busy broker must not decide the estimate
 # A producer probe must not start what a task's producer would: a producer id, a transaction.
-_PRODUCER_ONLY = ("transactional.id",)
+_PRODUCER_ONLY = ("transactional.id", "enable.gapless.guarantee")
 
 
 def round_trip(conf: Mapping[str, str], topic: str, role: str = "consumer", timeout: float = 10.0) -> float | None:
@@ -40,11 +40,15 @@ def round_trip(conf: Mapping[str, str], topic: str, role: str = "consumer", time
     None when it could not be measured."""
     name = f"{conf.get('client.id', 'task')}-rtt-probe"
     probe: Any
-    if role == "producer":
-        settings = {k: v for k, v in conf.items() if k not in _PRODUCER_ONLY}
-        probe = new_producer({**settings, "enable.idempotence": "false", "client.id": name})
-    else:
-        probe = new_consumer({**conf, "client.id": name})
+    try:
+        if role == "producer":
+            settings = {k: v for k, v in conf.items() if k not in _PRODUCER_ONLY}
+            probe = new_producer({**settings, "enable.idempotence": "false", "client.id": name})
+        else:
+            probe = new_consumer({**conf, "client.id": name})
+    except KafkaClientError as exc:  # the task's own client will name the setting that is wrong
+        log.warning("could not measure the round trip to %s: %s", conf.get("bootstrap.servers"), exc)
+        return None
     try:
         best: float | None = None
         for i in range(WARM_UPS + SAMPLES):
