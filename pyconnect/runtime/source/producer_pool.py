@@ -20,8 +20,11 @@ Invariants:
   not be measured (a LAN copy runs exactly as with one producer), else one per SESSION_RTT (25 ms) of
   round trip, 2 to MAX_PRODUCERS (8); a producer is created only when a partition is dealt to it, so
   there are never more producers than partitions written;
-- memory: the task's unacknowledged bytes stay within one producer's queue (`queue.buffering.max.kbytes`,
-  32 MB by default), shared out equally among the producers unless the user set it;
+- producer 0 is made before the task starts, with the task's whole queue, as the single producer always was
+  (a LAN copy pays nothing more than the few metadata requests that time the round trip); the others are
+  made at the first record;
+- memory: the task's unacknowledged bytes stay within two producer queues (`queue.buffering.max.kbytes`,
+  32 MB by default): producer 0's, and one shared out equally among the others unless the user set it;
 - delivery callbacks run on the task thread, inside `poll`/`flush` of the pool, as with one producer.
 """
 
@@ -49,10 +52,11 @@ def producer_count(rtt: float | None) -> int:
 
 
 def producer_conf(conf: Mapping[str, str], count: int, user_set_queue: bool) -> dict[str, str]:
-    """One of `count` producers' settings: the task's, with the queue shared out (unless the user set it)."""
+    """An extra producer's settings (one of `count`): the task's, with the queue shared out among the
+    count - 1 extra ones (unless the user set it)."""
     out = dict(conf)
     if count > 1 and not user_set_queue and QUEUE_KEY in out:
-        out[QUEUE_KEY] = str(max(MIN_QUEUE_KB, int(out[QUEUE_KEY]) // count))
+        out[QUEUE_KEY] = str(max(MIN_QUEUE_KB, int(out[QUEUE_KEY]) // (count - 1)))
     return out
 
 
@@ -60,11 +64,13 @@ class ProducerPool:
     """The task's producers, used as one: `for_partition` names the producer of a target partition;
     `poll`, `flush` and `len` cover them all."""
 
-    def __init__(self, new_producer: Callable[[int, int], Producer],
-                 measure: Callable[[str], float | None]) -> None:
-        """`new_producer(index, count)` makes producer `index` of `count`; `measure(topic)` the round trip."""
+    def __init__(self, first: Producer, new_producer: Callable[[int, int], Producer],
+                 measure: Callable[[Producer, str], float | None]) -> None:
+        """`first` is producer 0, made before the task starts (its connection and producer id are ready by
+        the first record); `new_producer(index, count)` makes producer `index` of `count`;
+        `measure(producer, topic)` times the round trip with a producer."""
         self._new, self._measure = new_producer, measure
-        self.producers: list[Producer] = []
+        self.producers: list[Producer] = [first]
         self._slots: list[Producer | None] = []
         self._owner: dict[tuple[str, int], Producer] = {}
 
@@ -74,7 +80,8 @@ class ProducerPool:
         if owner is not None:
             return owner
         if not self._slots:  # the first record: size the pool from the round trip to its topic's cluster
-            self._slots = [None] * producer_count(self._measure(topic))
+            self._slots = [None] * producer_count(self._measure(self.producers[0], topic))
+            self._slots[0] = self.producers[0]
         index = len(self._owner) % len(self._slots)
         producer = self._slots[index]
         if producer is None:
@@ -91,10 +98,6 @@ class ProducerPool:
 
     def poll(self, timeout: float = 0) -> int:
         """Serve every producer's callbacks, waiting up to `timeout` in all."""
-        if not self.producers:
-            if timeout > 0:
-                time.sleep(timeout)  # nothing to wait on yet: the caller's poll is its pacing
-            return 0
         share = timeout / len(self.producers)
         return sum(p.poll(share) for p in self.producers)
 

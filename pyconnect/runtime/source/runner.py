@@ -17,7 +17,7 @@ from pyconnect.api.records import SourcePartition
 from pyconnect.api.states import State
 from pyconnect.kafka.client_stats import ClientStats
 from pyconnect.kafka.clients import Producer, new_producer
-from pyconnect.kafka.round_trip import round_trip
+from pyconnect.kafka.round_trip import client_round_trip
 from pyconnect.logging_context import set_context
 from pyconnect.runtime.errors import ToleranceOperator
 from pyconnect.runtime.metrics.worker_metrics import TaskMetricsRegistry
@@ -178,25 +178,24 @@ class SourceTaskRunner(TaskThread):
     def _new_producer(self, conf: dict[str, str], stats: ClientStats) -> AnyProducer:
         """The task's producer; for runs copied as they are (no transforms, no transactions) a pool of
         producers, as many as the round trip to the target calls for (producer_pool.py's invariants)."""
+        first = new_producer(conf, self._producer_stopped, stats)
         if type(self._delivery) is not RunDelivery or self._settings.transactions is not None:
-            return new_producer(conf, self._producer_stopped, stats)
+            return first
         user_queue = QUEUE_KEY in self._settings.producer_conf
 
         def make(index: int, count: int) -> Producer:
             one = producer_conf(conf, count, user_queue)
-            if index == 0:
-                return new_producer(one, self._producer_stopped, stats)
             one["client.id"] = f"{conf['client.id']}-{index}"
             extra = ClientStats("producer", one["client.id"])
             self.metrics.register(extra.samples)
             return new_producer(one, self._producer_stopped, extra)
 
-        def measure(topic: str) -> float | None:
-            rtt = round_trip(conf, topic, role="producer")
+        def measure(producer: Producer, topic: str) -> float | None:
+            rtt = client_round_trip(producer, topic)
             log.info("[%s] round trip to the target: %s; producers: up to %d (one per target partition)", self.id,
                      "unknown" if rtt is None else f"{rtt * 1000:.1f} ms", producer_count(rtt))
             return rtt
-        return ProducerPool(make, measure)
+        return ProducerPool(first, make, measure)
 
     def _register_metrics(self, stats: ClientStats, producer: AnyProducer, committer: Committer) -> None:
         """The producer's client metrics, the records in flight and the commit times, while the task runs."""
