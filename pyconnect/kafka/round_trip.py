@@ -1,8 +1,8 @@
-"""The round trip to a cluster, measured before a task chooses how many clients (fetch sessions, producers)
-to spread its partitions over.
+"""The round trip to a cluster, measured before a task chooses how many clients (fetch sessions) to spread
+its partitions over.
 
 How: a client with the task's own settings for that cluster (so the same listeners, TLS and SASL: the
-task's own producer, or a short-lived probe consumer) asks for one topic's metadata WARM_UPS times, which
+given client, or a short-lived probe consumer) asks for one topic's metadata WARM_UPS times, which
 opens and warms its connection (TCP, ApiVersions, any handshake), then SAMPLES more times; the round trip
 is the fastest of those samples.
 A metadata request is small and answered from the broker's memory, so its time is the link's round trip

@@ -18,9 +18,9 @@ from collections.abc import Callable
 from typing import Any, Protocol
 
 from pyconnect.api.metrics import MetricSample
+from pyconnect.kafka.clients import Producer
 from pyconnect.runtime.source.delivery import Delivery
 from pyconnect.runtime.source.offset_stores import ConnectorOffsetStores
-from pyconnect.runtime.source.producer_pool import AnyProducer
 
 log = logging.getLogger(__name__)
 
@@ -71,7 +71,7 @@ class CommitTimes:
 class FlushCommitter:
     """At-least-once: periodic offset flushes of acknowledged records."""
 
-    def __init__(self, task_id: str, connector: str, producer: AnyProducer, delivery: Delivery[Any],
+    def __init__(self, task_id: str, connector: str, producer: Producer, delivery: Delivery[Any],
                  offsets: ConnectorOffsetStores, flush_interval: float, flush_timeout: float,
                  on_commit: Callable[[], None]) -> None:
         self._id, self._connector, self._producer, self._delivery = task_id, connector, producer, delivery

@@ -23,10 +23,9 @@ from pyconnect.api.converter import HeaderConverter, SchemaSerialize
 from pyconnect.api.converter import Serialize as Converter
 from pyconnect.api.records import MessageRun, SourcePartition, SourceRecord
 from pyconnect.converters.builtin import byte_array
-from pyconnect.kafka.clients import positional_produce
+from pyconnect.kafka.clients import Producer, positional_produce
 from pyconnect.kafka.errors import RecordRefused, error_text
 from pyconnect.runtime.source.offset_tracker import Committable, GenericAcks, OnAck, OrderedAcks
-from pyconnect.runtime.source.producer_pool import AnyProducer, partition_producer, produce_fn
 from pyconnect.runtime.source.run_acks import RUN_PRODUCER_DEFAULTS, RunAcks
 
 B = TypeVar("B")  # what the task's poll hands over: SourceRecord or MessageRun
@@ -54,7 +53,7 @@ class Delivery(Protocol[B]):
         """The task's next batch (None or empty when it has nothing)."""
         ...
 
-    def send(self, producer: AnyProducer, batch: list[B]) -> None:
+    def send(self, producer: Producer, batch: list[B]) -> None:
         """Produce a batch; raises `DeliveryFailed` if Kafka refuses a record, `StopRequested` if the
         task is stopping while the producer's queue is full."""
         ...
@@ -130,11 +129,11 @@ def rejected_record(record: SourceRecord, value: bytes | None, reason: str) -> s
     return rejected(record.topic, record.partition, record.source_partition, record.source_offset, value, reason)
 
 
-def produce_waiting(producer: AnyProducer, stopping: threading.Event, topic: str, value: Any, key: Any, partition: int,
+def produce_waiting(producer: Producer, stopping: threading.Event, topic: str, value: Any, key: Any, partition: int,
                     callback: Any, timestamp: int, headers: Any, describe: Callable[[str], str]) -> None:
     """Produce one record, waiting for room in a full queue (unless stopping); a refusal fails with
     `describe(reason)`, which names the record. The slow path of every strategy."""
-    produce = produce_fn(producer)
+    produce = positional_produce(producer)
     while True:
         try:
             produce(topic, value, key, partition, callback, None, timestamp, headers)
@@ -169,7 +168,7 @@ class _RecordDelivery:
     def _failed(self, record: SourceRecord, msg: Any, reason: str) -> None:
         self._context.fail(rejected_record(record, msg.value() if msg is not None else None, reason))
 
-    def _produce(self, producer: AnyProducer, record: SourceRecord, value: Any, key: Any, partition: int,
+    def _produce(self, producer: Producer, record: SourceRecord, value: Any, key: Any, partition: int,
                  callback: Any) -> None:
         produce_waiting(producer, self._context.stopping, record.topic, value, key, partition, callback,
                         record.timestamp or 0, record.headers, lambda reason: rejected_record(record, value, reason))
@@ -182,7 +181,7 @@ class GenericDelivery(_RecordDelivery):
         super().__init__(task, context)
         self.acks = GenericAcks(_hold(_record_hook(task), context), self._failed)
 
-    def send(self, producer: AnyProducer, batch: list[SourceRecord]) -> None:
+    def send(self, producer: Producer, batch: list[SourceRecord]) -> None:
         context = self._context
         submit, topics = self.acks.submit, context.seen_topics
         for record in batch:
@@ -204,11 +203,11 @@ class OrderedDelivery(_RecordDelivery):
         super().__init__(task, context)
         self.acks = OrderedAcks(_hold(_record_hook(task), context), self._failed)
 
-    def send(self, producer: AnyProducer, batch: list[SourceRecord]) -> None:
+    def send(self, producer: Producer, batch: list[SourceRecord]) -> None:
         """Hot path: positional produce, one shared callback, FIFO append."""
         context, acks = self._context, self.acks
         convert = context.key_converter is not byte_array or context.value_converter is not byte_array
-        fifos, topics, produce = acks.fifos, context.seen_topics, produce_fn(producer)
+        fifos, topics, produce = acks.fifos, context.seen_topics, positional_produce(producer)
         for record in batch:
             topic, partition = record.topic, record.partition
             assert partition is not None, "ordered tasks must give every record a partition"
@@ -244,33 +243,29 @@ class RunDelivery:
     def poll(self) -> list[MessageRun] | None:
         return self._task.poll_runs()
 
-    def send(self, producer: AnyProducer, batch: list[MessageRun]) -> None:
+    def send(self, producer: Producer, batch: list[MessageRun]) -> None:
         """Hot path: the messages between a run's first and last are produced without a callback."""
         acks, context = self.acks, self._context
-        topics = context.seen_topics
+        topics, produce = context.seen_topics, positional_produce(producer)
         for run in batch:
             topic, partition, messages = run.topic, run.partition, run.messages
-            # One producer per target partition (producer_pool.py): a run's messages and acknowledgements
-            # all go through it, in order.
-            target = partition_producer(producer, topic, partition)
-            produce = positional_produce(target)
             if topic not in topics:
                 context.new_topic(topic)
             callback = acks.callback(run)
             last = len(messages) - 1
             i = 0  # messages[:i] are produced
             try:
-                self._produce(target, run, messages[0], callback)
+                self._produce(producer, run, messages[0], callback)
                 i = 1
                 for i in range(1, last):
                     m = messages[i]
                     try:
                         produce(topic, m.value(), m.key(), partition, None, None, m.timestamp()[1], m.headers())
                     except (BufferError, RecordRefused):
-                        self._produce(target, run, m, None)  # waits for room, or names the record
+                        self._produce(producer, run, m, None)  # waits for room, or names the record
                 if last > 0:
                     i = last
-                    self._produce(target, run, messages[last], callback)
+                    self._produce(producer, run, messages[last], callback)
             except (DeliveryFailed, StopRequested):
                 acks.cut(callback, i)  # the run ends before messages[i]: what came before may commit
                 raise
@@ -281,7 +276,7 @@ class RunDelivery:
     def settle(self, delivered: bool) -> None:
         self.acks.settle_cut(delivered)
 
-    def _produce(self, producer: AnyProducer, run: MessageRun, m: Any, callback: Any) -> None:
+    def _produce(self, producer: Producer, run: MessageRun, m: Any, callback: Any) -> None:
         def describe(reason: str) -> str:
             return rejected(run.topic, run.partition, run.source_partition, {"offset": m.offset()}, m.value(), reason)
 

@@ -17,7 +17,6 @@ from pyconnect.api.records import SourcePartition
 from pyconnect.api.states import State
 from pyconnect.kafka.client_stats import ClientStats
 from pyconnect.kafka.clients import Producer, new_producer
-from pyconnect.kafka.round_trip import client_round_trip
 from pyconnect.logging_context import set_context
 from pyconnect.runtime.errors import ToleranceOperator
 from pyconnect.runtime.metrics.worker_metrics import TaskMetricsRegistry
@@ -27,12 +26,10 @@ from pyconnect.runtime.source.delivery import (
     DeliveryContext,
     DeliveryFailed,
     HeldAcks,
-    RunDelivery,
     StopRequested,
     delivery_for,
 )
 from pyconnect.runtime.source.offset_stores import ConnectorOffsetStores
-from pyconnect.runtime.source.producer_pool import QUEUE_KEY, AnyProducer, ProducerPool, producer_conf, producer_count
 from pyconnect.runtime.source.transactions import NO_PREFLIGHT, Preflight, TransactionalCommitter, TransactionSettings
 from pyconnect.runtime.source.transform_bridge import TransformingDelivery, TransformingRunDelivery
 from pyconnect.runtime.task_thread import LeaseLost, TaskThread
@@ -136,7 +133,7 @@ class SourceTaskRunner(TaskThread):
         try:
             conf = self._producer_conf()
             stats = ClientStats("producer", conf["client.id"])
-            producer = self._new_producer(conf, stats)
+            producer = new_producer(conf, self._producer_stopped, stats)
             self._offsets.start(self._settings.flush_timeout + 25)
             committer = self._committer(producer)
             self._register_metrics(stats, producer, committer)
@@ -175,29 +172,7 @@ class SourceTaskRunner(TaskThread):
                         self.id, remaining)
         self._finish(committer, clean=remaining == 0 and not self._producer_fatal and self._failure is None)
 
-    def _new_producer(self, conf: dict[str, str], stats: ClientStats) -> AnyProducer:
-        """The task's producer; for runs copied as they are (no transforms, no transactions) a pool of
-        producers, as many as the round trip to the target calls for (producer_pool.py's invariants)."""
-        first = new_producer(conf, self._producer_stopped, stats)
-        if type(self._delivery) is not RunDelivery or self._settings.transactions is not None:
-            return first
-        user_queue = QUEUE_KEY in self._settings.producer_conf
-
-        def make(index: int, count: int) -> Producer:
-            one = producer_conf(conf, count, user_queue)
-            one["client.id"] = f"{conf['client.id']}-{index}"
-            extra = ClientStats("producer", one["client.id"])
-            self.metrics.register(extra.samples)
-            return new_producer(one, self._producer_stopped, extra)
-
-        def measure(producer: Producer, topic: str) -> float | None:
-            rtt = client_round_trip(producer, topic)
-            log.info("[%s] round trip to the target: %s; producers: up to %d (one per target partition)", self.id,
-                     "unknown" if rtt is None else f"{rtt * 1000:.1f} ms", producer_count(rtt))
-            return rtt
-        return ProducerPool(first, make, measure)
-
-    def _register_metrics(self, stats: ClientStats, producer: AnyProducer, committer: Committer) -> None:
+    def _register_metrics(self, stats: ClientStats, producer: Producer, committer: Committer) -> None:
         """The producer's client metrics, the records in flight and the commit times, while the task runs."""
         labels = {"connector": self.connector, "task": str(self.index)}
         times = getattr(committer, "times", None)
@@ -225,12 +200,12 @@ class SourceTaskRunner(TaskThread):
                 conf[key] = forced
         return conf
 
-    def _committer(self, producer: AnyProducer) -> Committer:
+    def _committer(self, producer: Producer) -> Committer:
         eos, settings = self._settings.transactions, self._settings
         if eos is None:
             return FlushCommitter(self.id, self.connector, producer, self._delivery, self._offsets,
                                   settings.flush_interval, settings.flush_timeout, self.task.commit)
-        assert self._held is not None and not isinstance(producer, ProducerPool)  # one transactional producer
+        assert self._held is not None
         eos = dataclasses.replace(eos, offsets_partitions=self._offsets.primary.partitions)  # known once started
         return TransactionalCommitter(self.connector, producer, self._delivery, self._held, eos,
                                       lambda: self._failure, self.task.commit, self._preflight,
@@ -248,7 +223,7 @@ class SourceTaskRunner(TaskThread):
         finally:
             self._offsets.stop()
 
-    def _drain(self, producer: AnyProducer) -> int:
+    def _drain(self, producer: Producer) -> int:
         """Wait for what is queued (up to the shutdown timeout); returns the records left unacknowledged."""
         remaining = producer.flush(self._budget())
         self._delivery.settle(remaining == 0 and not self._producer_fatal)
@@ -273,7 +248,7 @@ class SourceTaskRunner(TaskThread):
         else:
             self._offsets.stop()
 
-    def _loop(self, producer: AnyProducer, committer: Committer) -> None:
+    def _loop(self, producer: Producer, committer: Committer) -> None:
         poll, send, lease = self._delivery.poll, self._delivery.send, self.lease
         while not self._stopping.is_set():
             if self._failure is not None:

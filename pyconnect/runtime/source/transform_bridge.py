@@ -21,10 +21,10 @@ import orjson
 from pyconnect.api.connector import MessageRunTask, SourceTask
 from pyconnect.api.converter import HeaderConverter
 from pyconnect.api.records import MessageRun, SourceRecord
+from pyconnect.kafka.clients import Producer
 from pyconnect.runtime.errors import ProcessingContext, Stage, ToleranceOperator
 from pyconnect.runtime.errors.tolerant_chain import apply_tolerantly
 from pyconnect.runtime.source.delivery import DeliveryContext, GenericDelivery, RunDelivery
-from pyconnect.runtime.source.producer_pool import AnyProducer
 from pyconnect.transforms.chain import TransformationChain
 from pyconnect.transforms.filter import Filter
 from pyconnect.transforms.predicates import TopicNameMatches
@@ -97,7 +97,7 @@ class TransformingDelivery(GenericDelivery):
             return None
         return to_source(record, result, self._context.header_converter)
 
-    def send(self, producer: AnyProducer, batch: list[SourceRecord]) -> None:
+    def send(self, producer: Producer, batch: list[SourceRecord]) -> None:
         context, submit, dropped = self._context, self.acks.submit, self._dropped
         for record in batch:  # in order: a skipped record's offset commits only after those before it
             if dropped and id(record) in dropped:
