@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from connectors.mirror.client_config import client_settings
+from connectors.mirror.fetch_pool import AUTO, validate_sessions
 from connectors.mirror.filters import (
     DEFAULT_CONFIG_PROPERTIES_EXCLUDE,
     DEFAULT_GROUPS,
@@ -165,10 +166,11 @@ SOURCE = COMMON.merge(TOPIC_SELECTION).merge(ConfigDef([
     ConfigKey("provenance.max.hops", INT, 32, LOW, "Copies a record may travel from its origin (1: only records "
               "produced on the source, for a full mesh).",
               validator=lambda _k, v: None if 1 <= v <= 32 else "Value must be within 1..32"),
-    ConfigKey("fetch.sessions", INT, None, LOW, "Consumers (fetch sessions) a task reads its partitions with, "
-              "the partitions split among them: more bytes per round trip to a far source cluster. Unset: "
-              "one (docs/cross-dc.md).",
-              validator=lambda _k, v: None if v is None or v >= 1 else "Value must be at least 1"),
+    ConfigKey("fetch.sessions", S, AUTO, LOW, "Consumers (fetch sessions) a task reads its partitions with, "
+              "the partitions split among them: more bytes per round trip to a far source cluster. \"auto\": "
+              "one on a LAN (round trip to the source under 10 ms), else one per 25 ms of round trip, 2 to 8, "
+              "never more than the task's partitions (docs/cross-dc.md). A number fixes the count.",
+              validator=validate_sessions),
 ]))
 
 def _spark_installed(_name: str, value: Any) -> str | None:

@@ -17,36 +17,83 @@ Invariants:
   partition in 3 runs of 3 (tests/test_mirror_provenance.py::test_three_cluster_identity_mesh; 2 of 2
   passed with distinct groups); Kafka keys fetch sessions by connection, and the task commits no offsets
   to the group, so distinct groups cost nothing there;
-- the number of sessions is `fetch.sessions` if set, else AUTO_SESSIONS (1: the task's single consumer,
-  as before), never more than the task's partitions.
+- the number of sessions is `fetch.sessions` if it is a number, never more than the task's partitions;
+- `fetch.sessions=auto` (the default) sizes them from the measured round trip to the source cluster
+  (pyconnect/kafka/round_trip.py), `auto_sessions`: ONE session below LAN_RTT (10 ms) or when the link could not be
+  measured, so a LAN copy reads exactly as a single consumer does (several sessions cost a LAN copy
+  speed); above it, one session per SESSION_RTT (25 ms) of round trip, at least 2, at most MAX_SESSIONS (8)
+  and never more than the task's partitions: one session moves one fetch answer per round trip, so the
+  bytes a task moves per second stay about the same as the round trip grows;
+- memory is bounded whatever the count: each of several sessions pre-fetches at most, and asks for at
+  most, FETCH_BUDGET_KB / (2 x sessions) KB (16 MB at most each), so the task's fetch buffers stay
+  within FETCH_BUDGET_KB (128 MB); one session keeps librdkafka's 64 MB pre-fetch and a 16 MB fetch.
+
+What the sessions leave unchanged (so the runner's guarantees hold as with one consumer): records of a
+partition are delivered in offset order, its offsets are committed only for records the target
+acknowledged (the runner's run-based delivery), and the offset syncs map each delivered record exactly.
 """
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from pyconnect.kafka.clients import assign, consume_available, watermarks
 
-AUTO_SESSIONS = 1  # sessions are opt-in (fetch.sessions): see docs/cross-dc.md for why not automatic yet
+AUTO = "auto"  # fetch.sessions' default: sized from the measured round trip (auto_sessions)
+LAN_RTT = 0.010  # seconds: below it a source is on the task's LAN and one session reads it at full speed
+SESSION_RTT = 0.025  # seconds of round trip one more session is opened for
+MAX_SESSIONS = 8
+FETCH_BUDGET_KB = 131072  # a task's fetch buffers (pre-fetch queues and responses) with several sessions
 WAIT_SLICE = 0.005  # how long one idle consumer is waited on before the others are looked at again
 # Applied unless the user set them (source.consumer.* / consumer.*). A partition may bring 8 MB a fetch
 # (Kafka honours it; librdkafka's 1 MB default caps a far partition at 1 MB per round trip), a fetch at
-# most 16 MB, and each session pre-fetches at most 16 MB: a task's fetch buffers stay within
-# AUTO_SESSIONS x (16 + 16) MB (librdkafka's defaults would allow 4 x (64 + 50) MB). A session moves one
-# fetch per round trip, so 16 MB queued is several round trips' worth even on Kafka.
-FETCH_DEFAULTS = {"max.partition.fetch.bytes": "8388608", "fetch.max.bytes": "16777216",
-                  "queued.max.messages.kbytes": "16384"}
+# most 16 MB; several sessions share FETCH_BUDGET_KB (session_fetch_kb). A session moves one fetch per
+# round trip, so 8-16 MB queued is several round trips' worth even on Kafka.
+FETCH_DEFAULTS = {"max.partition.fetch.bytes": "8388608", "fetch.max.bytes": "16777216"}
+
+
+def parse_sessions(value: object) -> int | None:
+    """`fetch.sessions` as a count, or None for "auto" (sized from the round trip)."""
+    if value is None or str(value).strip().lower() == AUTO:
+        return None
+    return int(str(value).strip())
+
+
+def validate_sessions(_name: str, value: object) -> str | None:
+    """The config validator: "auto" or a whole number of at least 1."""
+    try:
+        count = parse_sessions(value)
+    except ValueError:
+        return f'Value must be "auto" or a whole number of at least 1, not "{value}"'
+    return None if count is None or count >= 1 else "Value must be \"auto\" or at least 1"
+
+
+def auto_sessions(rtt: float | None, partitions: int) -> int:
+    """Sessions for a task of `partitions` partitions whose source answers in `rtt` seconds (None: unknown)."""
+    if rtt is None or rtt < LAN_RTT or partitions <= 1:
+        return 1
+    wanted = max(2, math.ceil(rtt / SESSION_RTT - 1e-9))
+    return min(wanted, MAX_SESSIONS, partitions)
+
+
+def session_fetch_kb(sessions: int) -> int:
+    """KB each of several sessions may pre-fetch, and ask for in one fetch: FETCH_BUDGET_KB shared out."""
+    return min(16384, FETCH_BUDGET_KB // (2 * sessions))
 
 
 def fetch_defaults(user: Mapping[str, str], sessions: int = 2) -> dict[str, str]:
     """FETCH_DEFAULTS, made consistent with what the user set: a partition's fetch never above the user's
     fetch.max.bytes, a request's never below the user's max.partition.fetch.bytes; one session keeps
-    librdkafka's pre-fetch queue (64 MB), several share it out."""
+    librdkafka's pre-fetch queue (64 MB), several share FETCH_BUDGET_KB out."""
     out = dict(FETCH_DEFAULTS)
-    if sessions == 1:
-        del out["queued.max.messages.kbytes"]
+    if sessions > 1:
+        share = session_fetch_kb(sessions)
+        out["queued.max.messages.kbytes"] = str(share)
+        out["fetch.max.bytes"] = str(share * 1024)
+        out["max.partition.fetch.bytes"] = str(min(share * 1024, int(out["max.partition.fetch.bytes"])))
     cap = user.get("fetch.max.bytes")
     if cap is not None:
         out["max.partition.fetch.bytes"] = str(min(int(cap), int(out["max.partition.fetch.bytes"])))
@@ -56,9 +103,10 @@ def fetch_defaults(user: Mapping[str, str], sessions: int = 2) -> dict[str, str]
     return out
 
 
-def session_count(configured: int | None, partitions: int) -> int:
-    """How many consumers read `partitions` partitions (at least one, at most one per partition)."""
-    wanted = configured if configured is not None else AUTO_SESSIONS
+def session_count(configured: int | None, partitions: int, rtt: float | None = None) -> int:
+    """How many consumers read `partitions` partitions (at least one, at most one per partition):
+    `configured` if set, else sized from the round trip `rtt` (auto_sessions)."""
+    wanted = configured if configured is not None else auto_sessions(rtt, partitions)
     return max(1, min(wanted, partitions))
 
 

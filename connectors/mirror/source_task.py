@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from connectors.mirror.config import SOURCE, MirrorConfig
-from connectors.mirror.fetch_pool import FetchPool, fetch_defaults, session_count
+from connectors.mirror.fetch_pool import FetchPool, fetch_defaults, parse_sessions, session_count
 from connectors.mirror.formats import OffsetSync
 from connectors.mirror.metrics import SourceMetrics
 from connectors.mirror.offset_sync_writer import OffsetSyncWriter
@@ -22,6 +22,7 @@ from pyconnect.api import MessageRun, MessageRunTask
 from pyconnect.kafka.client_stats import ClientStats
 from pyconnect.kafka.clients import OFFSET_BEGINNING, OFFSET_END, new_consumer, new_producer, produce
 from pyconnect.kafka.errors import error_text, is_partition_eof
+from pyconnect.kafka.round_trip import round_trip
 
 log = logging.getLogger(__name__)
 _CONSUMER_SEQ = itertools.count()  # the tasks' consumers get distinct client ids (their metrics' label)
@@ -88,9 +89,9 @@ class MirrorSourceTask(MessageRunTask):
         # librdkafka postpones a partition's next fetch by fetch.queue.backoff.ms (1 s) once its
         # queue is over the thresholds; a task that drains slower than it fetches then starves.
         user = self.cfg.client("source", "consumer")
-        sessions = session_count(self.cfg["fetch.sessions"], len(self.assigned))
-        consumer_conf = {"group.id": f"mm2-{self.cfg.source}-{self.cfg.target}", "fetch.queue.backoff.ms": "20",
-                         **fetch_defaults(user, sessions), **user}
+        base_conf = {"group.id": f"mm2-{self.cfg.source}-{self.cfg.target}", "fetch.queue.backoff.ms": "20", **user}
+        sessions = self._session_count(base_conf)
+        consumer_conf = {**base_conf, **fetch_defaults(user, sessions), **user}
         reset = consumer_conf.get("auto.offset.reset", "earliest")
         positions = []
         self._start_next: dict[tuple[str, int], int] = {}  # the next offset to replicate (-1: not known)
@@ -116,6 +117,18 @@ class MirrorSourceTask(MessageRunTask):
             self._consumer_stats.append(stats)
             return new_consumer(conf, stats)
         return FetchPool(new_session, positions, sessions)
+
+    def _session_count(self, conf: Mapping[str, str]) -> int:
+        """`fetch.sessions`, or for "auto" the count the measured round trip to the source calls for
+        (fetch_pool.auto_sessions; a task of one partition reads with one session and measures nothing)."""
+        configured = parse_sessions(self.cfg["fetch.sessions"])
+        if configured is not None or len(self.assigned) <= 1:
+            return session_count(configured, len(self.assigned))
+        rtt = round_trip(conf, self.assigned[0][0])
+        sessions = session_count(None, len(self.assigned), rtt)
+        log.info("round trip to %s: %s; reading %d partition(s) with %d fetch session(s)", self.cfg.source,
+                 "unknown" if rtt is None else f"{rtt * 1000:.1f} ms", len(self.assigned), sessions)
+        return sessions
 
     def poll_runs(self) -> list[MessageRun] | None:
         if self._stopping.is_set():

@@ -6,7 +6,15 @@ from __future__ import annotations
 import pytest
 
 from connectors.mirror.config import SOURCE, MirrorConfig
-from connectors.mirror.fetch_pool import AUTO_SESSIONS, fetch_defaults, session_count, split
+from connectors.mirror.fetch_pool import (
+    FETCH_BUDGET_KB,
+    LAN_RTT,
+    MAX_SESSIONS,
+    auto_sessions,
+    fetch_defaults,
+    session_count,
+    split,
+)
 from pyconnect.api.config import ConfigException
 
 
@@ -17,12 +25,30 @@ def test_every_partition_goes_to_exactly_one_session() -> None:
     assert sorted(p for share in shares for p in share) == sorted(positions)
 
 
-@pytest.mark.parametrize(("configured", "partitions", "expected"), [
-    (None, 1, 1), (None, 4, min(4, AUTO_SESSIONS)), (None, 25, AUTO_SESSIONS), (None, 0, 1), (2, 25, 2), (8, 3, 3),
-    (1, 25, 1)])
-def test_session_count_is_automatic_or_configured_and_never_above_the_partitions(
-        configured: int | None, partitions: int, expected: int) -> None:
-    assert session_count(configured, partitions) == expected
+@pytest.mark.parametrize(("configured", "partitions", "rtt", "expected"), [
+    (None, 1, 0.2, 1), (None, 4, 0.0005, 1), (None, 4, None, 1), (None, 0, 0.1, 1), (2, 25, 0.0, 2), (8, 3, 0.2, 3),
+    (1, 25, 0.2, 1), (None, 4, 0.1, 4), (None, 25, 0.05, 2), (None, 25, 0.2, 8)])
+def test_session_count_is_configured_or_sized_from_the_round_trip_and_never_above_the_partitions(
+        configured: int | None, partitions: int, rtt: float | None, expected: int) -> None:
+    assert session_count(configured, partitions, rtt) == expected
+
+
+def test_auto_sessions_keep_one_on_a_lan_and_grow_with_the_round_trip_within_the_bound() -> None:
+    """The sizing rule (fetch_pool.py): 1 below LAN_RTT, then one per 25 ms, 2..MAX_SESSIONS, <= partitions."""
+    assert auto_sessions(LAN_RTT * 0.99, 64) == 1
+    assert auto_sessions(LAN_RTT, 64) == 2
+    assert [auto_sessions(ms / 1000, 64) for ms in (20, 50, 51, 100, 150, 200, 1000)] == [2, 2, 3, 4, 6, 8, 8]
+    counts = [auto_sessions(ms / 1000, 64) for ms in range(0, 1000)]
+    assert counts == sorted(counts) and max(counts) == MAX_SESSIONS
+    assert all(auto_sessions(ms / 1000, parts) <= max(parts, 1) for ms in range(0, 400, 7) for parts in range(0, 12))
+
+
+@pytest.mark.parametrize("sessions", range(2, MAX_SESSIONS + 1))
+def test_fetch_buffers_of_several_sessions_stay_within_the_budget(sessions: int) -> None:
+    conf = fetch_defaults({}, sessions)
+    per_session_kb = int(conf["queued.max.messages.kbytes"]) + int(conf["fetch.max.bytes"]) // 1024
+    assert sessions * per_session_kb <= FETCH_BUDGET_KB
+    assert int(conf["max.partition.fetch.bytes"]) <= int(conf["fetch.max.bytes"])
 
 
 def test_fetch_defaults_stay_within_a_fetch_max_bytes_the_user_set() -> None:
@@ -37,8 +63,9 @@ def base() -> dict[str, str]:
             "target.cluster.bootstrap.servers": "b:9092"}
 
 
-def test_fetch_sessions_key_is_validated_and_read() -> None:
-    assert MirrorConfig(SOURCE, base())["fetch.sessions"] is None
-    assert MirrorConfig(SOURCE, {**base(), "fetch.sessions": "2"})["fetch.sessions"] == 2
-    with pytest.raises(ConfigException):
-        MirrorConfig(SOURCE, {**base(), "fetch.sessions": "0"})
+def test_fetch_sessions_key_is_auto_by_default_validated_and_read() -> None:
+    assert MirrorConfig(SOURCE, base())["fetch.sessions"] == "auto"
+    assert MirrorConfig(SOURCE, {**base(), "fetch.sessions": "2"})["fetch.sessions"] == "2"
+    for bad in ("0", "-1", "two", "1.5"):
+        with pytest.raises(ConfigException, match="auto"):
+            MirrorConfig(SOURCE, {**base(), "fetch.sessions": bad})
