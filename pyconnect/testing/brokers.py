@@ -96,7 +96,7 @@ def refuse_in_broker_free_run() -> None:
     """Fail when the run must start no broker (see NO_BROKERS_ENV)."""
     if os.environ.get(NO_BROKERS_ENV):
         raise RuntimeError(f"this run starts no brokers ({NO_BROKERS_ENV} is set by scripts/test.sh --fast): "
-                           "a test that starts or names one must be marked `broker` (see tests/conftest.py)")
+                           "a test that starts or names one must be marked `broker` (see tests/markers.py)")
 
 
 def tansu_binary() -> str:
