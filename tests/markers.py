@@ -41,7 +41,7 @@ BROKER_COMMAND_MODULES = frozenset({"test_broker_cli", "test_demo"})
 # Modules that measure a rate, a latency or a time budget tighter than a loaded machine can keep.
 SERIAL_MODULES = frozenset({
     "test_rest_load", "test_offset_sync_cost", "test_wan", "test_scale", "test_scale_cost",
-    "test_worker_cluster", "test_topic_log", "test_console_bench",
+    "test_worker_cluster", "test_topic_log", "test_console_bench", "test_bad_input", "test_shutdown",
 })
 
 

@@ -52,7 +52,7 @@ def test_the_broker_free_set_holds_no_test_that_starts_or_names_a_broker(marks: 
 def test_rate_and_timing_tests_are_serial_and_the_rest_is_not(marks: list[tuple[str, set[str]]]) -> None:
     serial = {path for path, names in marks if "serial" in names}
     assert {"tests/test_rest_load.py", "tests/test_offset_sync_cost.py", "tests/test_wan.py",
-            "tests/test_worker_cluster.py"} <= serial
+            "tests/test_worker_cluster.py", "tests/test_bad_input.py", "tests/test_shutdown.py"} <= serial
     assert "tests/test_rest_api.py" not in serial
 
 
