@@ -24,6 +24,8 @@ VARIABLES: dict[str, str] = {
                       "`;`-separated bootstrap servers (one entry per cluster), instead of starting local brokers.",
     "TEST_BROKER": "For the project's tests: `kafka` runs the broker tests against Apache Kafka in Docker "
                    "(testcontainers) where a Docker engine runs.",
+    "TEST_NO_BROKERS": "For the project's tests: set by `scripts/test.sh --fast`, whose tests start no broker; "
+                       "any broker start then fails with a sentence naming the marker to add.",
 }
 
 

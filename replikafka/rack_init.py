@@ -4,7 +4,7 @@ Strimzi's KafkaMirrorMaker2 `spec.rack.topologyKey` runs an init container that 
 the pod was scheduled on from the Kubernetes API (its service account may `get` nodes: a ClusterRole) and
 writes it where the worker picks it up as `client.rack`. This does the same for the chart:
 
-    python -m replikafka.rack_init /etc/pyconnect/rack/rack.properties
+    python -m replikafka.rack_init /etc/replikafka/rack/rack.properties
 
 reads NODE_NAME (the downward API's spec.nodeName), TOPOLOGY_KEY (e.g. topology.kubernetes.io/zone) and the
 in-cluster API address (KUBERNETES_SERVICE_HOST/PORT, the service account's token and CA), and writes

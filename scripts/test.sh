@@ -1,13 +1,31 @@
 #!/usr/bin/env bash
 # Install everything the tests need (setup.sh test: the test extras and Debian packages), then run the checks
-# (ruff, mypy, import layers, the docs site's strict build) and the test suite against real local brokers.
-# Extra arguments go to pytest (e.g. `-m slow` for the soak and benchmark runs).
+# (ruff, mypy, import layers) and the tests. docs/contributing.md says when to use which run.
+#   bash scripts/test.sh            the full run CI uses: also the docs site's strict build, then every test
+#                                   not marked slow against real local brokers, in two phases: the tests not
+#                                   marked serial in parallel (pytest-xdist, TEST_WORKERS processes, default 3),
+#                                   then the serial ones (rates, latencies, time budgets) alone.
+#   bash scripts/test.sh --fast     the edit-test loop: the checks and every test that starts no broker, with
+#                                   the small Hypothesis profile (minutes, not half an hour).
+# Extra arguments go to pytest (e.g. `-m slow` for the soak and benchmark runs, or test paths); with extra
+# arguments the full run is one pytest run with them (add `-n 3` to run them in parallel).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+fast=0
+if [ "${1:-}" = "--fast" ]; then
+  fast=1
+  shift
+fi
 bash scripts/setup.sh test
 .venv/bin/ruff check .
 .venv/bin/mypy
 .venv/bin/lint-imports  # the layer contracts in pyproject.toml (docs/architecture.md)
+if [ "$fast" = 1 ]; then
+  # No broker may start in this run (pyconnect.testing.brokers refuses): a test that starts one and is not
+  # marked `broker` (tests/markers.py) fails instead of slowing the loop down.
+  export REPLIKAFKA_TEST_NO_BROKERS=1 HYPOTHESIS_PROFILE=dev
+  exec .venv/bin/python -m pytest -m "not broker and not slow" "$@"
+fi
 # The docs site, with the reference generated from the code (docs/hooks.py): any warning fails the build
 # (not with --quiet: it hides the warnings from the strict check too).
 site_dir="$(mktemp -d)"
@@ -15,4 +33,18 @@ trap 'rm -rf "$site_dir"' EXIT
 NO_MKDOCS_2_WARNING=1 .venv/bin/mkdocs build --strict --site-dir "$site_dir"
 rm -rf "$site_dir"
 trap - EXIT
-exec .venv/bin/python -m pytest "$@"
+if [ "$#" -gt 0 ]; then
+  exec .venv/bin/python -m pytest "$@"
+fi
+# Phase 1: most of the suite waits on brokers and workers rather than computing, so a few processes overlap
+# the waits. Each xdist worker starts its own session brokers on free ports and has its own temporary
+# directory, and a test file stays in one worker (--dist loadfile), so its module fixtures start once.
+status=0
+.venv/bin/python -m pytest -n "${TEST_WORKERS:-3}" --dist loadfile -m "not slow and not serial" || status=$?
+# Phase 2: the tests that measure time, alone. pytest's exit code 5 means none were selected.
+serial=0
+.venv/bin/python -m pytest -m "not slow and serial" || serial=$?
+if [ "$serial" != 0 ] && [ "$serial" != 5 ]; then
+  status=$serial
+fi
+exit "$status"

@@ -1,4 +1,9 @@
-"""Shared fixtures: real brokers and worker clusters, cleaned up after each test."""
+"""Shared fixtures: real brokers and worker clusters, cleaned up after each test.
+
+Also the suite's markers (tests/markers.py): every test that starts a broker is marked `broker`, so
+`scripts/test.sh --fast` can run the rest; rate- and timing-sensitive tests are marked `serial`; and the
+Hypothesis profile (tests/hypothesis_profiles.py) is loaded here, before any property runs.
+"""
 
 from __future__ import annotations
 
@@ -8,9 +13,17 @@ from pathlib import Path
 
 import pytest
 
+from tests import hypothesis_profiles, markers
 from tests.harness.brokers import Broker, start_broker
 from tests.harness.txn_brokers import start_txn_broker
 from tests.harness.workers import Cluster
+
+hypothesis_profiles.load()
+
+
+@pytest.hookimpl(tryfirst=True)  # before `-m` deselects: it must see the markers added here
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    markers.mark_items(items)
 
 
 @pytest.fixture(scope="session")

@@ -124,12 +124,12 @@ def test_strimzi_connector_values_and_rack_render() -> None:
             "A->B.MirrorCheckpointConnector.emit.checkpoints.interval.seconds = 5",
             "A->B.MirrorHeartbeatConnector.state = stopped", "A->B.topics.exclude = orders-test.*",
             "A->B.groups.exclude = console-consumer-.*",
-            "A.consumer.client.rack = ${file:/etc/pyconnect/rack/rack.properties:client.rack}"} <= lines, text
+            "A.consumer.client.rack = ${file:/etc/replikafka/rack/rack.properties:client.rack}"} <= lines, text
     pod = by_kind(docs, "Deployment")["spec"]["template"]["spec"]
     (init,) = pod["initContainers"]
     assert {"name": "TOPOLOGY_KEY", "value": "topology.kubernetes.io/zone"} in init["env"]
-    assert init["volumeMounts"] == [{"name": "rack", "mountPath": "/etc/pyconnect/rack"}]
-    mount = {"name": "rack", "mountPath": "/etc/pyconnect/rack", "readOnly": True}
+    assert init["volumeMounts"] == [{"name": "rack", "mountPath": "/etc/replikafka/rack"}]
+    mount = {"name": "rack", "mountPath": "/etc/replikafka/rack", "readOnly": True}
     assert mount in pod["containers"][0]["volumeMounts"]
     assert {"name": "rack", "emptyDir": {}} in pod["volumes"]
     role, binding = by_kind(docs, "ClusterRole"), by_kind(docs, "ClusterRoleBinding")

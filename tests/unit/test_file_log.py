@@ -18,8 +18,9 @@ from hypothesis import strategies as st
 from pyconnect.storage import file_log
 from pyconnect.storage.file_log import HEADER, FileLog, FileLogError, compacted, encode_line, read_records
 from pyconnect.storage.offset_store import OffsetStore
+from tests.hypothesis_profiles import examples
 
-SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
+SETTINGS = settings(max_examples=examples(60), deadline=None, suppress_health_check=list(HealthCheck))
 
 keys = st.one_of(st.binary(min_size=1, max_size=12), st.text(min_size=1, max_size=8).map(str.encode))
 values = st.one_of(st.none(), st.binary(max_size=16), st.text(max_size=12).map(str.encode))

@@ -27,6 +27,7 @@ from pyconnect.api.data import (
 )
 from pyconnect.api.numbers import to_float32
 from pyconnect.converters import deserializer_for, schema_serializer_for
+from tests.hypothesis_profiles import examples
 
 JSON = "org.apache.kafka.connect.json.JsonConverter"
 _PRIMITIVES = [SchemaType.INT8, SchemaType.INT16, SchemaType.INT32, SchemaType.INT64, SchemaType.FLOAT32,
@@ -126,7 +127,7 @@ def schemas_and_values(draw: Any) -> SchemaAndValue:
     return SchemaAndValue(schema, draw(values_of(schema)))
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(schemas_and_values(), st.sampled_from(["BASE64", "NUMERIC"]))
 def test_from_connect_then_to_connect_round_trips(data: SchemaAndValue, decimal_format: str) -> None:
     """JsonConverterTest's ...ToJson / ...ToConnect pairs, generalised."""
@@ -140,7 +141,7 @@ def test_from_connect_then_to_connect_round_trips(data: SchemaAndValue, decimal_
         assert back.value.as_tuple().exponent == data.value.as_tuple().exponent
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(schemas_and_values())
 def test_payload_round_trips_without_envelope(data: SchemaAndValue) -> None:
     """With schemas.enable=false the payload alone is written; read back schemaless, it is the JSON tree."""

@@ -19,6 +19,7 @@ from pyconnect.runtime.cluster.membership_records import Heartbeat, Leave
 from pyconnect.runtime.cluster.worker_identity import MemberTable, this_process
 from pyconnect.storage.log import MemoryLog, MemoryTopic
 from tests.harness.clock import FakeClock
+from tests.hypothesis_profiles import examples
 from tests.unit.test_membership import crash, member
 
 SESSION_MS = 400
@@ -208,7 +209,7 @@ def test_replaying_the_topic_gives_the_owners_of_reading_it_live(history: list[t
         assert owner(live) == owner(replay), f"readers disagree after {history[:offset + 1]}"
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(st.lists(st.sampled_from(["start", "start", "tick", "tick", "wait", "crash", "stop"]), min_size=1,
                 max_size=12))
 def test_at_most_one_process_acts_as_the_id_whatever_the_interleaving(steps: list[str]) -> None:

@@ -27,6 +27,7 @@ from connectors.mirror.offset_sync_writer import (
     OffsetSyncWriter,
 )
 from tests.harness.messages import FakeMessage
+from tests.hypothesis_profiles import examples
 
 EXAMPLES = 1_000
 
@@ -92,7 +93,7 @@ def _replay(arrivals: dict[int, list[float]], poll: float, max_lag: int, tail: f
     return syncs, polls
 
 
-@settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=examples(EXAMPLES), deadline=None, suppress_health_check=list(HealthCheck))
 @given(seed=st.integers(0, 2**32 - 1), partitions=st.integers(1, 4),
        segments=st.lists(SEGMENT, min_size=1, max_size=4), poll=st.sampled_from([0.05, 0.2, 0.5]),
        max_lag=st.sampled_from([100, 250, 1000]))

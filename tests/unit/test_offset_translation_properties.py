@@ -27,6 +27,7 @@ from connectors.mirror.formats import OffsetSync
 from connectors.mirror.offset_sync_store import OffsetSyncStore
 from connectors.mirror.offset_sync_writer import OffsetSyncWriter
 from tests.harness.messages import at
+from tests.hypothesis_profiles import examples
 
 EXAMPLES = 10_000
 
@@ -195,7 +196,7 @@ def _store(syncs: list[OffsetSync], compact: float, rnd: random.Random) -> Offse
     return store
 
 
-SETTINGS = settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck))
+SETTINGS = settings(max_examples=examples(EXAMPLES), deadline=None, suppress_health_check=list(HealthCheck))
 
 
 @SETTINGS

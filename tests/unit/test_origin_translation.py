@@ -20,6 +20,7 @@ from connectors.mirror.offset_sync_store import OffsetSyncStore
 from connectors.mirror.offset_sync_writer import OffsetSyncWriter
 from connectors.mirror.origin_translation import OriginAwareTranslator, OriginRoute
 from tests.harness.messages import at
+from tests.hypothesis_profiles import examples
 
 CLUSTERS = "ABC"
 Record = tuple[str, int]  # (origin cluster, sequence number at the origin)
@@ -96,7 +97,7 @@ def _skipped(mesh: Mesh, g: int, resume: int) -> list[Record]:
     return [rec for rec in mesh.logs["A"][g:] if rec in on_b and on_b[rec] < resume]
 
 
-SETTINGS = settings(max_examples=3_000, deadline=None, suppress_health_check=list(HealthCheck))
+SETTINGS = settings(max_examples=examples(3_000), deadline=None, suppress_health_check=list(HealthCheck))
 
 
 @SETTINGS

@@ -16,6 +16,7 @@ from connectors.mirror.formats import OffsetSync
 from connectors.mirror.offset_sync_store import OffsetSyncStore
 from connectors.mirror.offset_sync_writer import OffsetSyncWriter
 from connectors.mirror.provenance import HEADER, MAX_HOPS, Provenance, ProvenanceFilter, applies
+from tests.hypothesis_profiles import examples
 
 ID_CHARS = string.ascii_letters + string.digits + "_-"
 ids = st.text(ID_CHARS, min_size=1, max_size=64)
@@ -55,7 +56,7 @@ pieces = st.sampled_from([b"1", b"2", b"01", b"1 ", b";", b",", b"A", b"B", b"C"
 near = st.lists(pieces, max_size=12).map(b"".join)
 
 
-@settings(max_examples=3000, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(3000), suppress_health_check=[HealthCheck.too_slow])
 @given(st.one_of(near, st.binary(max_size=80)))
 def test_every_malformed_value_is_rejected(value: bytes) -> None:
     decoded = Provenance.decode(value)
@@ -137,7 +138,7 @@ header_lists = st.one_of(st.none(), st.lists(st.tuples(st.sampled_from([HEADER, 
                                               max_size=5))
 
 
-@settings(max_examples=2000)
+@settings(max_examples=examples(2000))
 @given(header_lists)
 def test_decision_properties(headers: list[tuple[str, Any]] | None) -> None:
     """P1-P4 on any header list: a record is skipped only on valid provenance of A naming B; a copy keeps
@@ -196,7 +197,7 @@ def test_topologies() -> None:
     assert max(propagate(both_rings, "A").values()) <= 2
 
 
-@settings(max_examples=300)
+@settings(max_examples=examples(300))
 @given(st.lists(st.tuples(st.sampled_from("ABCDE"), st.sampled_from("ABCDE")), max_size=14), st.sampled_from("ABCDE"))
 def test_no_loop_in_any_topology(flows: list[tuple[str, str]], origin: str) -> None:
     propagate(sorted({(s, t) for s, t in flows if s != t}), origin)  # terminates
@@ -206,7 +207,7 @@ def messages(offsets: list[int], headers: dict[int, list[tuple[str, Any]]]) -> l
     return [ck.Message(topic="t", partition=0, offset=o, value=b"%d" % o, headers=headers.get(o)) for o in offsets]
 
 
-@settings(max_examples=500, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(500), suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(st.booleans(), min_size=1, max_size=60), st.integers(0, 5), st.integers(0, 3))
 def test_skipped_ranges_translate_exactly(skips: list[bool], lag: int, polls: int) -> None:
     """P5: runs cut at skipped records, copied downstream, their syncs written and read back: every

@@ -19,6 +19,7 @@ from connectors.mirror.offset_sync_writer import OffsetSyncWriter
 from connectors.mirror.source_connector import MirrorSourceConnector
 from connectors.mirror.topic_deletions import GraceClock, Range, ranges_to_check
 from pyconnect.config.properties import parse_properties
+from tests.hypothesis_profiles import examples
 
 # ---------------------------------------------------------------------------------- ranges_to_check
 
@@ -122,7 +123,7 @@ def _covered(log: list[str], ranges: list[Range]) -> list[str]:
     return [log[o] for r in ranges for o in range(r.start, len(log) if r.end is None else min(r.end, len(log)))]
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=examples(400), deadline=None)
 @given(st.lists(_STEP, max_size=60), st.integers(0, 6), st.booleans())
 def test_ranges_never_cover_the_flows_own_copies(steps: list[tuple[str, int]], max_lag: int, runs: bool) -> None:
     """No false refusal: whatever else the partition holds, every range checked is free of the flow's
@@ -131,7 +132,7 @@ def test_ranges_never_cover_the_flows_own_copies(steps: list[tuple[str, int]], m
     assert "flow" not in _covered(log, ranges_to_check(syncs, 0))
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=examples(400), deadline=None)
 @given(st.lists(_STEP, max_size=60), st.integers(0, 6), st.booleans())
 def test_foreign_records_are_found_unless_they_sit_in_an_upstream_gap(steps: list[tuple[str, int]], max_lag: int,
                                                                       runs: bool) -> None:
@@ -179,7 +180,7 @@ def test_grace_clock_restarts_when_the_topic_comes_back() -> None:
     assert clock.update({"a"}, 5.5) == ({"a"}, set(), set())
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(st.floats(0, 30), st.lists(st.tuples(st.floats(0.01, 5), st.booleans()), max_size=40))
 def test_due_only_after_being_missing_at_every_refresh_for_the_grace_period(
         grace: float, refreshes: list[tuple[float, bool]]) -> None:
