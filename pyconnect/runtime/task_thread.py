@@ -89,6 +89,14 @@ class TaskThread(ABC):
         self._thread.join(timeout)
         return not self._thread.is_alive()
 
+    def _stop_running(self) -> None:
+        """The task's work has ended: its state stops saying RUNNING or PAUSED before its metric series
+        are closed. A scrape reads the series before the states (WorkerCollector), so it never shows a
+        running task without its series, even when it copied the runner just before the worker dropped it.
+        Local only: what the status topic says is the worker's and the herder's business."""
+        if self.state in (State.RUNNING, State.PAUSED):
+            self.state = State.UNASSIGNED
+
     def _set_state(self, state: State, trace: str | None = None, *extra: Any) -> None:
         if state != self.state or trace:
             self.state = state

@@ -94,6 +94,11 @@ class WorkerCollector:
         """The worker's families as they are now (called by the registry at each scrape)."""
         # Copies (atomic under the GIL): the worker loop adds and removes runners during a scrape.
         connectors, tasks = dict(self._worker.connectors), dict(self._worker.tasks)
+        # The runners' own series first, their states after: a runner closes its series only after its state
+        # stopped saying RUNNING (TaskThread._stop_running), so no scrape shows a running task without them.
+        registered = [sample for runner in (*connectors.values(), *tasks.values())
+                      if isinstance(registry := getattr(runner, "metrics", None), TaskMetricsRegistry)
+                      for sample in registry.samples()]
         flow, families = self._labels, _Families()
         families.add("kafka_connect_worker_connector_count", "Connectors run by this worker.", flow, len(connectors))
         families.add("kafka_connect_worker_task_count", "Tasks run by this worker.", flow, len(tasks))
@@ -111,12 +116,9 @@ class WorkerCollector:
         _task_counts(families, flow, connectors, tasks)
         _auto_restarts(families, flow, getattr(self._worker, "statuses", None), connectors)
         _assignment(families, flow, self._worker, connectors, tasks)
-        for runner in (*connectors.values(), *tasks.values()):
-            registry = getattr(runner, "metrics", None)
-            if isinstance(registry, TaskMetricsRegistry):
-                for sample in registry.samples():
-                    labels = {**sample.labels, **{k: v for k, v in flow.items() if k not in sample.labels}}
-                    families.add(sample.name, sample.documentation, labels, sample.value)
+        for sample in registered:
+            labels = {**sample.labels, **{k: v for k, v in flow.items() if k not in sample.labels}}
+            families.add(sample.name, sample.documentation, labels, sample.value)
         yield from families.by_name.values()
 
 

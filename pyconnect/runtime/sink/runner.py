@@ -124,6 +124,7 @@ class SinkTaskRunner(TaskThread):
             operator = self._conversion.operator
             bounded(operator.close, max(0.5, self.budget(self._settings.shutdown_timeout)),
                     f"{self.id} error reporters close")
+        self._stop_running()
         self.metrics.close()
         if trace is not None:
             self._set_state(State.FAILED, trace)

@@ -167,6 +167,7 @@ class SourceTaskRunner(TaskThread):
             self.metrics.close()  # a task's series exist while it runs
             return
         self._safe_stop_task()
+        self._stop_running()
         self.metrics.close()
         assert producer is not None and committer is not None
         remaining = self._drain(producer)
@@ -245,6 +246,7 @@ class SourceTaskRunner(TaskThread):
     def _abandon(self, committer: Committer | None) -> None:
         """After a lost lease: no final commit (an open transaction is aborted), the task stopped."""
         self._safe_stop_task()
+        self._stop_running()
         self.metrics.close()
         if committer is not None and self._settings.transactions is not None:
             self._finish(committer, clean=False)
