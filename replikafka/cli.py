@@ -22,6 +22,7 @@ from pyconnect.config.properties import ConfigFileError, load_properties
 from pyconnect.config.worker import load_worker_config
 from pyconnect.environment import env_value
 from pyconnect.kafka.clients import KafkaClientError
+from pyconnect.kafka.native_memory import limit_arenas
 from pyconnect.runtime.cluster.worker_identity import WorkerIdInUse
 from pyconnect.runtime.worker import Worker
 from replikafka import backfill_cli, broker_cli, offsets_cli
@@ -213,6 +214,7 @@ def build_parser(prog: str = "replikafka") -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None, prog: str = "replikafka") -> int:
     """`replikafka [--log-level L] [--log-format F] <command> ...`; returns the exit code."""
     args = build_parser(prog).parse_args(argv)
+    limit_arenas()  # before any Kafka client starts its threads (pyconnect/kafka/native_memory.py)
     if args.command == "demo":
         from replikafka.demo import run_demo
 

@@ -16,6 +16,7 @@ from pyconnect.api.task_id import TaskId
 from pyconnect.config.providers import resolve_config
 from pyconnect.config.worker import WorkerConfig
 from pyconnect.converters import converter_for, header_converter_for, schema_serializer_for, side_settings
+from pyconnect.kafka.native_memory import release
 from pyconnect.logging_context import context_thread
 from pyconnect.logging_context import scope as log_scope
 from pyconnect.plugins import PluginRegistry, registry
@@ -334,6 +335,10 @@ class Worker:
         for runner in runners:  # all were told to stop at once: they end together, within one timeout
             if not runner.join(_left(deadline)):
                 log.warning("[%s] task did not stop within the graceful timeout; abandoned", runner.id)
+        if runners:
+            # Their clients go with the runners, which are cyclic: collect them now, and give the memory back.
+            runners.clear()
+            release()
 
 
 def _left(deadline: float, at_least: float = 0.0) -> float:
