@@ -13,6 +13,9 @@ mirror_source_bench.py's (task RUNNING to every record's offset committed). Prin
 the same placement's 0 ms rate (a 0 ms run precedes each delayed run; their median is the 0 ms rate),
 and the largest RSS of this process (psutil), which must stay <= 500 MB
 (topics are filled from a child process, so the RSS is the task's and the bench's own).
+The process treats its memory as a worker process does (pyconnect/kafka/native_memory.py): at most 2 malloc
+arenas, set at start as the replikafka command does, and a collection and trim after each task stopped, as
+a worker does after stopping tasks. After each task the RSS peak so far and the RSS once released are printed.
 """
 
 from __future__ import annotations
@@ -31,6 +34,7 @@ sys.path.insert(0, str(REPO / "bench"))
 import psutil  # noqa: E402
 from mirror_source_bench import fill, mirror_task  # noqa: E402
 
+from pyconnect.kafka.native_memory import limit_arenas, release  # noqa: E402
 from pyconnect.testing.brokers import Broker, start_tansu  # noqa: E402
 from tests.harness.wan_proxy import FarBroker, start_far_tansu  # noqa: E402
 
@@ -44,7 +48,11 @@ class Rss:
         self.process, self.peak = psutil.Process(), 0.0
 
     def __call__(self) -> None:
-        self.peak = max(self.peak, self.process.memory_info().rss / 1e6)
+        self.peak = max(self.peak, self.now())
+
+    def now(self) -> float:
+        """The resident set size now, in MB."""
+        return float(self.process.memory_info().rss / 1e6)
 
 
 def records_for(rtt: int, records: int) -> int:
@@ -74,8 +82,9 @@ def one_setup(placement: str, partitions: int, rtts: list[int], args: argparse.N
             rate = mirror_task(src.bootstrap, dst.bootstrap, topic, n, partitions, consumer={}, producer={},
                                sample=rss)
             runs.setdefault(rtt, []).append(rate * args.size / 1e6)
+            release()  # what a worker does once tasks stopped
             print(f"{placement} far, {partitions} partition(s), RTT {rtt:3d} ms: {runs[rtt][-1]:6.1f} MB/s, "
-                  f"RSS peak {rss.peak:.0f} MB", flush=True)
+                  f"RSS peak {rss.peak:.0f} MB, {rss.now():.0f} MB after the task", flush=True)
     finally:
         stop(far, near)
     return {rtt: statistics.median(rates) for rtt, rates in runs.items()}
@@ -110,6 +119,7 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=1)
     args = ap.parse_args()
     rtts = [int(r) for r in args.rtts.split(",")]
+    limit_arenas()  # as the replikafka command does, before any client exists
     rss = Rss()
     for r in range(args.rounds):
         results: dict[tuple[str, int], dict[int, float]] = {}
@@ -118,6 +128,8 @@ def main() -> None:
                 results[(placement, partitions)] = one_setup(placement, partitions, rtts, args, rss)
         print(f"\nround {r + 1}, RSS peak {rss.peak:.0f} MB\n" + table(results, rtts, args.records, args.size),
               flush=True)
+    print(f"{args.rounds * len(results) * max(1, 2 * sum(1 for r in rtts if r))} tasks: RSS peak {rss.peak:.0f} MB, "
+          f"{rss.now():.0f} MB at the end", flush=True)
     assert rss.peak <= 500, f"RSS {rss.peak:.0f} MB over 500 MB"
 
 
