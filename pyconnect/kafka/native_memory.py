@@ -17,7 +17,8 @@ Invariants:
   so an operator can always choose another limit, or glibc's default with a large value;
 - `release` is called after tasks stopped and their runners were dropped (runtime/worker.py): a runner's
   objects form reference cycles (runner, delivery, task), so its clients, their threads, connections and
-  buffers go only when the cyclic collector runs; it runs there, then the free heap goes back to the system;
+  buffers go only when the cyclic collector runs; it runs there, then the free heap goes back to the system.
+  Not when the worker itself stops: its process ends, and the stop has a time budget to keep;
 - on a C library other than glibc only the collection happens (mallopt's options and malloc_trim are
   glibc's; other allocators do not keep per-thread arenas this way).
 """

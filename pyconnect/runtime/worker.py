@@ -335,7 +335,7 @@ class Worker:
         for runner in runners:  # all were told to stop at once: they end together, within one timeout
             if not runner.join(_left(deadline)):
                 log.warning("[%s] task did not stop within the graceful timeout; abandoned", runner.id)
-        if runners:
+        if runners and not self._stopping.is_set():  # (a worker that is stopping ends with its process)
             # Their clients go with the runners, which are cyclic: collect them now, and give the memory back.
             runners.clear()
             release()
