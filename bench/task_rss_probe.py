@@ -7,6 +7,7 @@ Two Tansu brokers on loopback (`--far`: one of them behind tests/harness/wan_pro
 trip while a task copies, none while its topic is filled); per task a fresh topic is filled from a child process (so the
 filler's buffers are not this process's), then one MirrorSourceTask under the real SourceTaskRunner copies
 it (bench/mirror_source_bench.py's `mirror_task`) and is stopped. After each task, with a full gc:
+- its rate and the process's CPU time per MB copied (user + system, task start included);
 - the RSS peak while the task ran and the RSS after it stopped (psutil); then, unless `--no-release`, what
   a worker does once tasks stopped (pyconnect/kafka/native_memory.py `release`: a full gc and glibc's
   malloc_trim) and the RSS after it (memory free in the allocator but not given back: not a leak);
@@ -99,7 +100,7 @@ class Report:
     def rss(self) -> float:
         return float(self.process.memory_info().rss / 1e6)
 
-    def after_task(self, number: int, rate: float, release_memory: bool) -> None:
+    def after_task(self, number: int, rate: float, cpu_ms: float, release_memory: bool) -> None:
         before_gc = sum(isinstance(o, HANDLES) for o in gc.get_objects())
         after = self.rss()
         if release_memory:
@@ -108,7 +109,8 @@ class Report:
             gc.collect()
         handles = sum(isinstance(o, HANDLES) for o in gc.get_objects())
         released = f", after release {self.rss():4.0f} MB" if release_memory else ""
-        print(f"task {number:3d}: {rate:6.1f} MB/s, RSS peak {self.peak:4.0f}, after {after:4.0f} MB{released}, "
+        print(f"task {number:3d}: {rate:6.1f} MB/s, {cpu_ms:5.1f} CPU ms/MB, RSS peak {self.peak:4.0f}, "
+              f"after {after:4.0f} MB{released}, "
               f"librdkafka handles {handles} ({before_gc} before a gc), rdk threads {librdkafka_threads()}, "
               f"python threads {threading.active_count()}, arenas {arena_count()}", flush=True)
         self.peak = 0.0
@@ -167,9 +169,11 @@ def main() -> None:
             assert filler.exitcode == 0, f"filling {topic} failed"
             if far is not None:
                 far.proxy.set_delay(args.rtt / 2)
+            cpu = sum(report.process.cpu_times()[:2])
             rate = mirror_task(src.bootstrap, dst.bootstrap, topic, args.records, args.partitions,
                                consumer={}, producer={}, sample=report.sample)
-            report.after_task(i + 1, rate * args.size / 1e6, not args.no_release)
+            cpu_ms = (sum(report.process.cpu_times()[:2]) - cpu) * 1000 / (args.records * args.size / 1e6)
+            report.after_task(i + 1, rate * args.size / 1e6, cpu_ms, not args.no_release)
     finally:
         near.stop()
         if far is not None:
