@@ -18,7 +18,9 @@ Invariants:
 - `release` is called after tasks stopped and their runners were dropped (runtime/worker.py): a runner's
   objects form reference cycles (runner, delivery, task), so its clients, their threads, connections and
   buffers go only when the cyclic collector runs; it runs there, then the free heap goes back to the system.
-  Not when the worker itself stops: its process ends, and the stop has a time budget to keep;
+  Not when the worker itself stops: its process ends, and the stop has a time budget to keep. The full
+  collection holds the interpreter (25-40 ms with the product loaded, ~600 ms with 1.5 million objects), so it
+  runs once per set of stopped tasks, never per record or per poll;
 - on a C library other than glibc only the collection happens (mallopt's options and malloc_trim are
   glibc's; other allocators do not keep per-thread arenas this way).
 """
