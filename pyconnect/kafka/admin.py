@@ -63,6 +63,10 @@ class UnsupportedByBroker(KafkaClientError):
     """The broker does not implement an operation (e.g. CreatePartitions, ACLs)."""
 
 
+class SecurityDisabled(UnsupportedByBroker):
+    """The broker has no authorizer (Kafka's SECURITY_DISABLED): it keeps no ACLs to describe or create."""
+
+
 @dataclass(frozen=True)
 class Committed:
     """A consumer group's committed position on one partition, with its commit metadata."""
@@ -232,7 +236,12 @@ class Admin:
         try:
             bindings = self._result(self._client.describe_acls(flt), timeout)
         except ck.KafkaException as exc:
-            raise UnsupportedByBroker(f"cannot describe ACLs: {error_text(exc)}") from exc
+            code = exc.args[0].code() if exc.args and isinstance(exc.args[0], ck.KafkaError) else None
+            cls = (SecurityDisabled if code == ck.KafkaError.SECURITY_DISABLED
+                   else UnsupportedByBroker if code in (ck.KafkaError._UNSUPPORTED_FEATURE,
+                                                        ck.KafkaError.UNSUPPORTED_VERSION)
+                   else KafkaClientError)
+            raise cls(f"cannot describe ACLs: {error_text(exc)}") from exc
         return [TopicAcl(b.name, b.principal, b.host, b.operation.name, b.permission_type.name) for b in bindings]
 
     def create_topic_acls(self, acls: list[TopicAcl], timeout: float = 30.0) -> None:
