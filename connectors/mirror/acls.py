@@ -10,9 +10,12 @@ Invariants:
 - ALLOW WRITE is never copied (only the replication writes remote topics); ALLOW ALL is copied as ALLOW
   READ; every other binding, DENY ones included, is copied unchanged but for its topic name;
 - the target is asked only when there is something to create, and never when the source could not be read;
-- a source without an authorizer (SECURITY_DISABLED) is said once at INFO with the advice to turn the sync
-  off, and at DEBUG on every later attempt; the schedule goes on (an authorizer may be enabled later) and the
-  connector keeps running, as Kafka's does. A failed read or write is logged and retried on the next round.
+- a source without an authorizer is said once at INFO with the advice to turn the sync off, and at DEBUG on
+  every later round; the schedule goes on (an authorizer may be enabled later) and the connector keeps running,
+  as Kafka's does on SECURITY_DISABLED. librdkafka drops the error code of a DescribeAcls answer, so such a
+  source reads as one without ACLs: on the first empty answer the source's broker config authorizer.class.name
+  is asked once ("" on a Kafka broker without authorizer; a broker that does not report it is taken to have one);
+- a failed read or write is logged and retried on the next round.
 """
 
 from __future__ import annotations
@@ -21,7 +24,7 @@ import logging
 from collections.abc import Callable, Iterable
 
 from connectors.mirror.topics import TopicSelector
-from pyconnect.kafka.admin import Admin, SecurityDisabled, TopicAcl, UnsupportedByBroker
+from pyconnect.kafka.admin import Admin, TopicAcl, UnsupportedByBroker
 from pyconnect.kafka.clients import KafkaClientError
 
 log = logging.getLogger(__name__)
@@ -54,19 +57,13 @@ class TopicAclSync:
 
     def __init__(self, source: Admin, target: Admin, selector: TopicSelector, source_alias: str) -> None:
         self.source, self.target, self.selector, self.alias = source, target, selector, source_alias
-        self.no_authorizer = False  # set once the source answered SECURITY_DISABLED
+        self.no_authorizer: bool | None = None  # unknown until the source first answered no ACLs
         self._unsupported = False
 
     def _describe(self) -> list[TopicAcl] | None:
         """The source's topic ACLs, or None (said in the log) when they cannot be read this round."""
         try:
             return self.source.describe_topic_acls()
-        except SecurityDisabled:
-            if not self.no_authorizer:
-                self.no_authorizer = True
-                log.info(NO_AUTHORIZER, self.alias)
-            else:
-                log.debug(STILL_NO_AUTHORIZER, self.alias)
         except UnsupportedByBroker as exc:  # a broker without the ACL APIs: no Kafka broker, so said once
             log.log(logging.DEBUG if self._unsupported else logging.WARNING, "topic ACL sync skipped: %s", exc)
             self._unsupported = True
@@ -75,11 +72,28 @@ class TopicAclSync:
                         self.alias, exc)
         return None
 
+    def _without_authorizer(self) -> bool:
+        """Whether the source has no authorizer (asked once, on its first empty answer; see the module's
+        docstring): said at INFO the first time, at DEBUG after."""
+        if self.no_authorizer is None:
+            try:
+                self.no_authorizer = self.source.broker_config("authorizer.class.name") == ""
+            except (KafkaClientError, TimeoutError) as exc:
+                log.debug("could not read authorizer.class.name of cluster %s (asked again next round): %s",
+                          self.alias, exc)
+                return False
+            if self.no_authorizer:
+                log.info(NO_AUTHORIZER, self.alias)
+            return self.no_authorizer
+        if self.no_authorizer:
+            log.debug(STILL_NO_AUTHORIZER, self.alias)
+        return self.no_authorizer
+
     def sync(self) -> int:
-        """One round: returns how many bindings were sent to the target (0 if none or if the source could
-        not be read)."""
+        """One round: returns how many bindings were sent to the target (0 if none, if the source could not
+        be read or has no authorizer)."""
         bindings = self._describe()
-        if bindings is None:
+        if bindings is None or (not bindings and self._without_authorizer()):
             return 0
         wanted = acls_to_sync(bindings, self.selector.should_replicate,
                               lambda t: self.selector.policy.format_remote_topic(self.alias, t))

@@ -2,10 +2,11 @@
 broker look like a Kafka broker without an authorizer.
 
 Each request is recorded with its api key (Kafka's request header: 29 = DescribeAcls, 30 = CreateAcls,
-3 = Metadata), version, the sender's client id and the time it crossed the proxy, so a test can count how
-often a component asks the broker something, and when. With `no_authorizer`, DescribeAcls is not forwarded:
-the proxy answers it as a Kafka broker with no authorizer configured does, with error SECURITY_DISABLED (54)
-and no bindings (Tansu itself answers an empty list).
+3 = Metadata, 32 = DescribeConfigs), version, the sender's client id and the time it crossed the proxy, so a
+test can count how often a component asks the broker something, and when. With `no_authorizer`, the proxy
+answers two requests itself, as a Kafka broker with no authorizer configured does: DescribeAcls with error
+SECURITY_DISABLED (54) and no bindings (Tansu itself answers an empty list), and DescribeConfigs v0/v1 of one
+BROKER resource with authorizer.class.name="" (a default; Tansu reports no broker configs).
 
 The broker advertises the proxy's address (`--advertised-listener-url`, as with stunnel), so every connection
 a client makes goes through here.
@@ -30,8 +31,8 @@ from dataclasses import dataclass
 from pyconnect.testing.brokers import TANSU_CLIENT_OVERRIDES, Broker, _wait_port, free_port, tansu_binary
 from tests.harness.committed import recv_exact
 
-DESCRIBE_ACLS, CREATE_ACLS, METADATA = 29, 30, 3
-SECURITY_DISABLED = 54
+DESCRIBE_ACLS, CREATE_ACLS, METADATA, DESCRIBE_CONFIGS = 29, 30, 3, 32
+SECURITY_DISABLED, BROKER_RESOURCE, DEFAULT_CONFIG = 54, 4, 5
 _NO_AUTHORIZER_TEXT = b"No Authorizer is configured on the broker"
 
 
@@ -61,6 +62,31 @@ def security_disabled_answer(version: int, corr: int) -> bytes:
     else:
         out = struct.pack(">iih", corr, 0, SECURITY_DISABLED)
         out += struct.pack(">h", len(_NO_AUTHORIZER_TEXT)) + _NO_AUTHORIZER_TEXT + struct.pack(">i", 0)
+    return struct.pack(">i", len(out)) + out
+
+
+def _string(text: str) -> bytes:
+    raw = text.encode()
+    return struct.pack(">h", len(raw)) + raw
+
+
+def broker_config_query(body: bytes) -> str | None:
+    """The broker id a DescribeConfigs v0/v1 request asks about, if it asks about one BROKER resource only."""
+    api_key, version, _corr, id_len = struct.unpack_from(">hhih", body, 0)
+    pos = 10 + max(id_len, 0)
+    if api_key != DESCRIBE_CONFIGS or version > 1 or struct.unpack_from(">i", body, pos)[0] != 1:
+        return None
+    resource_type, name_len = struct.unpack_from(">bh", body, pos + 4)
+    return body[pos + 7:pos + 7 + name_len].decode() if resource_type == BROKER_RESOURCE else None
+
+
+def no_authorizer_configs_answer(version: int, corr: int, broker: str) -> bytes:
+    """A DescribeConfigs v0/v1 response (size-prefixed) for one broker: authorizer.class.name="" (default)."""
+    entry = _string("authorizer.class.name") + _string("") + b"\x01"  # name, value, read only
+    # v0: is_default; v1: config source, then is_sensitive and no synonyms
+    entry += b"\x01\x00" if version == 0 else struct.pack(">bbi", DEFAULT_CONFIG, 0, 0)
+    out = struct.pack(">iii", corr, 0, 1) + struct.pack(">hhb", 0, -1, BROKER_RESOURCE) + _string(broker)
+    out += struct.pack(">i", 1) + entry
     return struct.pack(">i", len(out)) + out
 
 
@@ -102,13 +128,23 @@ class RequestCounter:
                 api_key, version, corr, client_id = _header(body)
                 with self._lock:
                     self._seen.append(Request(api_key, version, client_id, time.monotonic()))
-                if self.no_authorizer and api_key == DESCRIBE_ACLS:
+                answer = self._own_answer(body) if self.no_authorizer else None
+                if answer is not None:
                     with to_client:
-                        client.sendall(security_disabled_answer(version, corr))
+                        client.sendall(answer)
                     continue
                 broker.sendall(size + body)
         except (OSError, ConnectionError, struct.error):
             _close(client, broker)
+
+    @staticmethod
+    def _own_answer(body: bytes) -> bytes | None:
+        """What a broker without authorizer answers to `body`, where Tansu answers otherwise; else None."""
+        api_key, version, corr, _client_id = _header(body)
+        if api_key == DESCRIBE_ACLS:
+            return security_disabled_answer(version, corr)
+        broker = broker_config_query(body)
+        return None if broker is None else no_authorizer_configs_answer(version, corr, broker)
 
     @staticmethod
     def _responses(broker: socket.socket, client: socket.socket, to_client: threading.Lock) -> None:
