@@ -1,7 +1,8 @@
 """MirrorSource topic ACL sync against real brokers: when the connector asks the source cluster for its ACLs
 (`sync.topic.acls.enabled`, `sync.topic.acls.interval.seconds`), and what it does with a source that has no
-authorizer. The requests are seen on the wire by a counting proxy in front of the source broker
-(tests/harness/request_counter.py); which bindings are copied, and how, is in tests/unit/test_mirror_acls.py.
+authorizer, and which ACLs land on the target. The requests are seen on the wire by a counting proxy in front
+of each broker (tests/harness/request_counter.py), which also keeps ACLs for Tansu (tests/harness/acl_broker.py);
+every case of which bindings are copied, and how, is in tests/unit/test_mirror_acls.py.
 
 Kafka's behaviour followed: MirrorSourceConnector.start schedules syncTopicAcls with
 scheduleRepeating(syncTopicAclsInterval) (at start, then every interval; never when disabled, whose interval is
@@ -16,7 +17,10 @@ from typing import Any
 
 import pytest
 
+from pyconnect.kafka.admin import Admin, TopicAcl
+from tests.harness.acl_broker import AclStore, Binding
 from tests.harness.brokers import Broker
+from tests.harness.kafka_io import create_topic
 from tests.harness.mirror import mirror_source
 from tests.harness.request_counter import (
     CREATE_ACLS,
@@ -25,6 +29,7 @@ from tests.harness.request_counter import (
     METADATA,
     CountedBroker,
     RequestCounter,
+    no_authorizer_answer,
     start_counted_tansu,
 )
 from tests.harness.workers import Cluster, WorkerProcess, wait_for
@@ -99,7 +104,7 @@ def test_a_source_without_authorizer_leaves_the_connector_running(
     running and keeps its schedule, and the target is never asked to create an ACL."""
     if broker.kind != "tansu":
         pytest.skip("the counting proxy sits in front of a Tansu broker the harness starts")
-    source, target = start_counted_tansu("S", no_authorizer=True), start_counted_tansu("T")
+    source, target = start_counted_tansu("S", no_authorizer_answer), start_counted_tansu("T")
     try:
         cluster: Cluster = cluster_factory(on=broker_b)
         (w,) = cluster.start(1)
@@ -111,6 +116,49 @@ def test_a_source_without_authorizer_leaves_the_connector_running(
         assert len(source.counter.requests(DESCRIBE_CONFIGS, "noauth")) == 1, "the authorizer is looked up once"
         assert target.counter.requests(CREATE_ACLS) == []
         assert "Traceback" not in log
+    finally:
+        source.stop()
+        target.stop()
+
+
+def test_topic_acls_land_on_the_remote_topics_and_new_ones_follow(
+        cluster_factory: Any, broker_b: Broker, broker: Broker, unique: str) -> None:
+    """MirrorSourceConnector.syncTopicAcls end to end, with the source and target keeping ACLs as Kafka brokers
+    with an authorizer do: the replicated topic's ACLs land on its remote topic (ALLOW WRITE left out, ALLOW
+    ALL as ALLOW READ, DENY as is: MirrorSourceConnectorTest.testAclFiltering/testAclTransformation), an
+    unreplicated topic's do not, and an ACL added later follows within the interval."""
+    if broker.kind != "tansu":
+        pytest.skip("the ACL-keeping proxy sits in front of a Tansu broker the harness starts")
+    source_acls, target_acls = AclStore(), AclStore()
+    source, target = start_counted_tansu("S", source_acls.answer), start_counted_tansu("T", target_acls.answer)
+    try:
+        t, other = f"o{unique}", f"p{unique}"
+        create_topic(source.broker.bootstrap, t, 1)
+        create_topic(source.broker.bootstrap, other, 1)
+        admin = Admin({"bootstrap.servers": source.broker.bootstrap}, "S")
+        admin.create_topic_acls([TopicAcl(t, "User:alice", "*", "READ", "ALLOW"),
+                                 TopicAcl(t, "User:bob", "*", "WRITE", "ALLOW"),
+                                 TopicAcl(t, "User:carol", "*", "ALL", "ALLOW"),
+                                 TopicAcl(t, "User:eve", "10.0.0.1", "READ", "DENY"),
+                                 TopicAcl(t, "User:mallory", "*", "ALL", "DENY"),
+                                 TopicAcl(other, "User:alice", "*", "READ", "ALLOW")])
+        cluster: Cluster = cluster_factory(on=broker_b)
+        (w,) = cluster.start(1)
+        config = mirror_source(source.broker, target.broker, {"topics": t, "sync.topic.acls.interval.seconds": "1"},
+                               source="A")
+        assert w.request("POST", "/connectors", {"name": "acls", "config": config}).status_code == 201
+
+        def remote(principal: str, host: str, operation: int, permission: int) -> Binding:
+            return Binding(2, f"A.{t}", 3, principal, host, operation, permission)  # TOPIC, LITERAL
+
+        read, allow, deny, all_ops = 3, 3, 2, 2  # Kafka's wire codes
+        expected = {remote("User:alice", "*", read, allow), remote("User:carol", "*", read, allow),
+                    remote("User:eve", "10.0.0.1", read, deny), remote("User:mallory", "*", all_ops, deny)}
+        wait_for(lambda: set(target_acls.bindings()) == expected, 30, f"the ACLs of A.{t} on the target")
+        admin.create_topic_acls([TopicAcl(t, "User:dave", "*", "DESCRIBE", "ALLOW")])
+        added = remote("User:dave", "*", 8, allow)  # DESCRIBE
+        wait_for(lambda: set(target_acls.bindings()) == expected | {added}, 10, "the ACL added later")
+        assert connector_running(w, "acls")
     finally:
         source.stop()
         target.stop()

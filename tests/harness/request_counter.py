@@ -3,10 +3,12 @@ broker look like a Kafka broker without an authorizer.
 
 Each request is recorded with its api key (Kafka's request header: 29 = DescribeAcls, 30 = CreateAcls,
 3 = Metadata, 32 = DescribeConfigs), version, the sender's client id and the time it crossed the proxy, so a
-test can count how often a component asks the broker something, and when. With `no_authorizer`, the proxy
-answers two requests itself, as a Kafka broker with no authorizer configured does: DescribeAcls with error
-SECURITY_DISABLED (54) and no bindings (Tansu itself answers an empty list), and DescribeConfigs v0/v1 of one
-BROKER resource with authorizer.class.name="" (a default; Tansu reports no broker configs).
+test can count how often a component asks the broker something, and when. An `answer` function may answer
+some requests in the broker's place (it returns None for those the broker answers). `no_authorizer_answer`
+answers two as a Kafka broker with no authorizer configured does: DescribeAcls with error SECURITY_DISABLED
+(54) and no bindings (Tansu itself answers an empty list), and DescribeConfigs v0/v1 of one BROKER resource
+with authorizer.class.name="" (a default; Tansu reports no broker configs). tests/harness/acl_broker.py
+answers as a broker that keeps ACLs.
 
 The broker advertises the proxy's address (`--advertised-listener-url`, as with stunnel), so every connection
 a client makes goes through here.
@@ -26,6 +28,7 @@ import subprocess
 import tempfile
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from pyconnect.testing.brokers import TANSU_CLIENT_OVERRIDES, Broker, _wait_port, free_port, tansu_binary
@@ -90,11 +93,24 @@ def no_authorizer_configs_answer(version: int, corr: int, broker: str) -> bytes:
     return struct.pack(">i", len(out)) + out
 
 
-class RequestCounter:
-    """Listens on 127.0.0.1:`port` and forwards to 127.0.0.1:`upstream`, recording every request."""
+def no_authorizer_answer(body: bytes) -> bytes | None:
+    """What a Kafka broker without authorizer answers to `body`, where Tansu answers otherwise; else None."""
+    api_key, version, corr, _client_id = _header(body)
+    if api_key == DESCRIBE_ACLS:
+        return security_disabled_answer(version, corr)
+    broker = broker_config_query(body)
+    return None if broker is None else no_authorizer_configs_answer(version, corr, broker)
 
-    def __init__(self, port: int, upstream: int, no_authorizer: bool = False) -> None:
-        self.port, self.upstream, self.no_authorizer = port, upstream, no_authorizer
+
+Answer = Callable[[bytes], "bytes | None"]  # a request's body -> the proxy's own size-prefixed answer, or None
+
+
+class RequestCounter:
+    """Listens on 127.0.0.1:`port` and forwards to 127.0.0.1:`upstream`, recording every request; `answer`
+    answers some of them in the broker's place."""
+
+    def __init__(self, port: int, upstream: int, answer: Answer | None = None) -> None:
+        self.port, self.upstream, self.answer = port, upstream, answer
         self._seen: list[Request] = []
         self._lock = threading.Lock()
         self._server = socket.create_server(("127.0.0.1", port))
@@ -128,7 +144,7 @@ class RequestCounter:
                 api_key, version, corr, client_id = _header(body)
                 with self._lock:
                     self._seen.append(Request(api_key, version, client_id, time.monotonic()))
-                answer = self._own_answer(body) if self.no_authorizer else None
+                answer = self.answer(body) if self.answer is not None else None
                 if answer is not None:
                     with to_client:
                         client.sendall(answer)
@@ -136,15 +152,6 @@ class RequestCounter:
                 broker.sendall(size + body)
         except (OSError, ConnectionError, struct.error):
             _close(client, broker)
-
-    @staticmethod
-    def _own_answer(body: bytes) -> bytes | None:
-        """What a broker without authorizer answers to `body`, where Tansu answers otherwise; else None."""
-        api_key, version, corr, _client_id = _header(body)
-        if api_key == DESCRIBE_ACLS:
-            return security_disabled_answer(version, corr)
-        broker = broker_config_query(body)
-        return None if broker is None else no_authorizer_configs_answer(version, corr, broker)
 
     @staticmethod
     def _responses(broker: socket.socket, client: socket.socket, to_client: threading.Lock) -> None:
@@ -180,7 +187,7 @@ class CountedBroker:
         self.broker.stop()
 
 
-def start_counted_tansu(name: str, no_authorizer: bool = False) -> CountedBroker:
+def start_counted_tansu(name: str, answer: Answer | None = None) -> CountedBroker:
     """A Tansu broker behind a RequestCounter (see the module docstring)."""
     port, proxy_port = free_port(), free_port()
     log = tempfile.NamedTemporaryFile(prefix=f"tansu-{name}-", suffix=".log", delete=False)  # noqa: SIM115
@@ -192,6 +199,6 @@ def start_counted_tansu(name: str, no_authorizer: bool = False) -> CountedBroker
     except TimeoutError:
         proc.kill()
         raise
-    counter = RequestCounter(proxy_port, port, no_authorizer)
+    counter = RequestCounter(proxy_port, port, answer)
     return CountedBroker(Broker(f"127.0.0.1:{proxy_port}", "tansu", process=proc, log_path=log.name,
                                 quirks=dict(TANSU_CLIENT_OVERRIDES)), counter)
