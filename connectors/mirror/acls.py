@@ -14,7 +14,8 @@ Invariants:
   every later round; the schedule goes on (an authorizer may be enabled later) and the connector keeps running,
   as Kafka's does on SECURITY_DISABLED. librdkafka drops the error code of a DescribeAcls answer, so such a
   source reads as one without ACLs: on the first empty answer the source's broker config authorizer.class.name
-  is asked once ("" on a Kafka broker without authorizer; a broker that does not report it is taken to have one);
+  is asked, once per connector start unless that read fails ("" on a Kafka broker without authorizer; a broker
+  that does not report the config is taken to have one);
 - a failed read or write is logged and retried on the next round.
 """
 
