@@ -28,15 +28,16 @@ SLICE = 0.1  # seconds: the longest a waiting poll goes without handing the thre
 
 
 def slices(context: SourceTaskContext | None, timeout: float, stopping: threading.Event) -> Iterator[float]:
-    """The waits (seconds) a poll of up to `timeout` seconds is made of; the runtime is served between two.
-    The caller waits each one out (or stops iterating once it has what it waited for)."""
+    """The waits (seconds) a poll of up to `timeout` seconds is made of; the runtime (if any: a task run
+    without one just waits) is served between two. The caller waits each one out (or stops iterating once
+    it has what it waited for)."""
     deadline = time.monotonic() + timeout
     first = True
     while not stopping.is_set():
         left = deadline - time.monotonic()
         if left <= 0:
             return
-        if not first and (context is None or not context.keep_polling()):
+        if not first and context is not None and not context.keep_polling():
             return
         first = False
         yield min(left, SLICE)

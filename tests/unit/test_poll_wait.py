@@ -46,6 +46,11 @@ def test_a_wait_is_the_full_timeout_in_slices_with_the_runtime_served_between() 
     assert waits[0] == pytest.approx(SLICE) and all(w <= SLICE for w in waits)
     assert sum(waits) == pytest.approx(0.35, abs=0.05)  # the slices add up to the timeout: it is not capped
     assert context.calls == len(waits) - 1  # between two slices, not before the first
+    alone = []
+    for wait in slices(None, 0.25, threading.Event()):  # a task run without a runtime just waits
+        alone.append(wait)
+        time.sleep(wait)  # as above
+    assert sum(alone) == pytest.approx(0.25, abs=0.05)
 
 
 def test_a_wait_ends_when_the_runtime_says_so_or_the_task_stops() -> None:
