@@ -135,7 +135,8 @@ def test_source_poll_waits_for_consumer_poll_timeout_and_stays_responsive(
     assert w.process is not None
     seconds, code = timed_sigterm(w.process)
     print(f"paused after {paused_after:.2f}s; worker stopped after {seconds:.2f}s")
-    assert paused_after < 3.0 and code == 0 and seconds <= 3.0, (paused_after, code, seconds)
+    # Both far below the 30 s a poll may wait (stopping three MirrorSource connectors took 1.1-2.7 s here).
+    assert paused_after < 3.0 and code == 0 and seconds <= 5.0, (paused_after, code, seconds)
 
 
 def source_offset(w: WorkerProcess, connector: str) -> int:
