@@ -14,13 +14,14 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any, Protocol
 
 from pyconnect.api.metrics import MetricSample
 from pyconnect.kafka.clients import Producer
 from pyconnect.runtime.source.delivery import Delivery
-from pyconnect.runtime.source.offset_stores import ConnectorOffsetStores
+from pyconnect.runtime.source.offset_stores import ConnectorOffsetStores, Offsets
+from pyconnect.storage.offset_store import canonical
 
 log = logging.getLogger(__name__)
 
@@ -69,7 +70,13 @@ class CommitTimes:
 
 
 class FlushCommitter:
-    """At-least-once: periodic offset flushes of acknowledged records."""
+    """At-least-once: periodic offset flushes of acknowledged records.
+
+    Invariant (Connect's OffsetStorageWriter): an acknowledged record's offset stays in `_unflushed` until a
+    flush has written it, or a newer offset of its source partition has replaced it there. A flush that fails
+    or outlasts `offset.flush.timeout.ms` therefore loses nothing: the next one writes it again. Only the
+    task's thread touches `_unflushed` (the runner's loop calls every method).
+    """
 
     def __init__(self, task_id: str, connector: str, producer: Producer, delivery: Delivery[Any],
                  offsets: ConnectorOffsetStores, flush_interval: float, flush_timeout: float,
@@ -78,6 +85,8 @@ class FlushCommitter:
         self._offsets, self._interval, self._timeout = offsets, flush_interval, flush_timeout
         self._on_commit = on_commit
         self._next = time.monotonic() + flush_interval
+        # canonical source partition -> (partition, offset): acknowledged, not yet written (see the invariant)
+        self._unflushed: dict[str, tuple[Mapping[str, Any], Mapping[str, Any]]] = {}
         self.times = CommitTimes()
 
     def start(self) -> None:
@@ -100,19 +109,43 @@ class FlushCommitter:
         self.commit(timeout)  # acknowledged records are on Kafka either way: their offsets may be committed
 
     def commit(self, timeout: float | None = None) -> None:
-        """Write the offsets of every acknowledged record (a failure is logged; the next flush retries)."""
+        """Write the offsets of every acknowledged record not written yet, giving up after `timeout` seconds
+        (default `offset.flush.timeout.ms`). A failure is logged and the offsets are kept: the next flush
+        retries them, as Connect's does."""
         started = time.monotonic()
-        pending = self._delivery.committable()
-        if not pending:
+        for partition, offset in self._delivery.committable():
+            self._unflushed[canonical(partition)] = (partition, offset)
+        if not self._unflushed:
             return
-        futures = self._offsets.put(self._connector, pending)
-        timeout = self._timeout if timeout is None else timeout
+        pending = list(self._unflushed.values())
         try:
-            self._offsets.flush(timeout)
-            for fut in futures:
-                fut.result(timeout)
-            self._offsets.copy_to_worker(self._connector, pending)
-            self.times.record(started)
-            self._on_commit()
+            self._write(pending, started + (self._timeout if timeout is None else timeout))
+        except TimeoutError:
+            log.error("[%s] Timed out waiting to flush offsets to storage; will try again on next flush interval "
+                      "with latest offsets", self._id)
+            self._failed(started)
+            return
         except Exception as exc:
-            log.error("[%s] offset commit failed: %s", self._id, exc)
+            log.error("[%s] Failed to flush offsets to storage: %s", self._id, exc)
+            self._failed(started)
+            return
+        self._unflushed.clear()  # nothing was added meanwhile: only this thread adds, and it was writing
+        self._offsets.copy_to_worker(self._connector, pending)
+        self.times.record(started)
+        try:
+            self._on_commit()
+        except Exception:
+            log.exception("[%s] Exception thrown while calling task.commit()", self._id)
+
+    def _write(self, pending: Offsets, deadline: float) -> None:
+        """Write `pending` to the primary store and wait for every write until `deadline` (one budget for
+        the whole flush, as Connect's): raises TimeoutError when a write is still unacknowledged then."""
+        futures = self._offsets.put(self._connector, pending)
+        self._offsets.flush(max(0.0, deadline - time.monotonic()))
+        for fut in futures:
+            fut.result(max(0.0, deadline - time.monotonic()))
+
+    def _failed(self, started: float) -> None:
+        # Connect's SourceTaskOffsetCommitter line, with what an operator needs to know about the flush.
+        log.error("[%s] Failed to commit offsets: gave up after %d ms; the offsets of %d source partition(s) are "
+                  "kept for the next flush", self._id, (time.monotonic() - started) * 1000, len(self._unflushed))
