@@ -19,6 +19,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from confluent_kafka import Consumer, TopicPartition
+
 from tests.harness.brokers import Broker
 from tests.harness.connectors import all_running, status
 from tests.harness.faults import own_brokers
@@ -73,11 +75,39 @@ class Flow:
         assert text.count(TIMED_OUT) == len(gave_up), text[-3000:]
         return gave_up
 
+    def given_up(self, since: int) -> int:
+        """How many flushes the worker gave up on after byte `since` of its log."""
+        return len(GAVE_UP.findall(self.worker.log_path.read_text(errors="replace")[since:]))
+
     def wait_failures(self, since: int) -> list[int]:
         def enough() -> list[int] | None:
             found = self.failures(since)
             return found if len(found) >= FAILURES else None
         return wait_for(enough, 30, f"{FAILURES} timed-out flushes of {self.name}")
+
+
+def _latencies_while_flushing(flow: Flow, target: Broker, first: int) -> list[float]:
+    """Lines `first`.. appended one at a time while the worker's offset flushes time out, and each one's time to
+    land on the target: the task keeps producing while its flush waits. It runs from the end of one timed-out
+    flush to the end of the next, so one whole flush wait is covered."""
+    consumer = Consumer({"bootstrap.servers": target.bootstrap, "group.id": f"latency-{flow.topic}",
+                         "enable.auto.commit": False, "fetch.wait.max.ms": 50})
+    consumer.assign([TopicPartition(flow.topic, 0, first)])  # one record a line, in one partition
+    mark = flow.worker.log_path.stat().st_size
+    wait_for(lambda: flow.given_up(mark) >= 1, 30, f"the end of a timed-out flush of {flow.name}")
+    mark, latencies = flow.worker.log_path.stat().st_size, []
+    try:
+        while flow.given_up(mark) < 1:
+            line = first + len(latencies)
+            flow.write(range(line, line + 1))
+            written = time.monotonic()
+            wait_for(lambda: any(m.error() is None and m.value() == f"{flow.timeout_ms}:{line}".encode()  # noqa: B023
+                                 for m in consumer.consume(10, 0.05)), 30, f"{flow.name}: line {line} on the target")
+            latencies.append(time.monotonic() - written)
+            time.sleep(0.2)  # pacing: the lines are spread over the flush's wait
+    finally:
+        consumer.close()
+    return latencies
 
 
 def _worker_settings(timeout_ms: int) -> dict[str, str]:
@@ -123,6 +153,8 @@ def _run(clusters: dict[int, Cluster], frozen: Broker, target: Broker, tmp_path:
     sizes = [flow.write(range(BEFORE, BEFORE + DURING)) for flow in flows]
     for flow in flows:  # the tasks carry on: their records land on the cluster that is not frozen
         flow.wait_on_target(target, BEFORE + DURING, "the lines written during the freeze on the target")
+    slow = flows[-1]  # the 3 s timeout: a flush waits 3 s of every 3.5 s
+    latencies = _latencies_while_flushing(slow, target, BEFORE + DURING)
     gave_up = [flow.wait_failures(mark) for flow, mark in zip(flows, marks, strict=True)]
     frozen.resume()
     thawed = time.monotonic()
@@ -132,16 +164,23 @@ def _run(clusters: dict[int, Cluster], frozen: Broker, target: Broker, tmp_path:
         assert all(flow.timeout_ms <= m <= flow.timeout_ms + 1000 for m in ms), (flow.timeout_ms, ms)
     low, high = (sum(ms) / len(ms) for ms in gave_up)
     assert 1500 <= high - low <= 2500, (low, high)
+    print(f"{len(latencies)} lines appended during one flush wait of {slow.name} landed after "
+          f"{min(latencies):.2f}-{max(latencies):.2f} s")
+    assert max(latencies) < slow.timeout_ms / 2000, latencies  # not held up until the flush gave up
+    counts = {flow.name: BEFORE + DURING for flow in flows}
+    counts[slow.name] += len(latencies)
 
     caught_up = []
+    sizes[-1] = slow.file.stat().st_size
     for flow, size in zip(flows, sizes, strict=True):
         flow.wait_committed(size, "the offsets caught up after the freeze")
         caught_up.append(time.monotonic() - thawed)
     for flow, size, after in zip(flows, sizes, caught_up, strict=True):
         values = [value for _p, _o, _k, value in read_to_end(target.bootstrap, flow.topic)]
-        assert values == [f"{flow.timeout_ms}:{i}".encode() for i in range(BEFORE + DURING)], "each line once, in order"
+        expected = [f"{flow.timeout_ms}:{i}".encode() for i in range(counts[flow.name])]
+        assert values == expected, "each line once, in order"
         assert all_running(flow.worker, flow.name, 1), status(flow.worker, flow.name)
         log = flow.worker.log_path.read_text(errors="replace")
         assert log.count(f"[{flow.name}-0] starting task") == 1 and "task failed" not in log, log[-3000:]
         print(f"timeout {flow.timeout_ms} ms: offsets at position {size} {after:.1f}s after the thaw, "
-              f"{BEFORE + DURING} records, each once")
+              f"{counts[flow.name]} records, each once")
