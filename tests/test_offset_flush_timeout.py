@@ -150,6 +150,7 @@ def _run(clusters: dict[int, Cluster], frozen: Broker, target: Broker, tmp_path:
     marks = [flow.worker.log_path.stat().st_size for flow in flows]
 
     frozen.pause()
+    frozen_at = time.monotonic()
     sizes = [flow.write(range(BEFORE, BEFORE + DURING)) for flow in flows]
     for flow in flows:  # the tasks carry on: their records land on the cluster that is not frozen
         flow.wait_on_target(target, BEFORE + DURING, "the lines written during the freeze on the target")
@@ -158,7 +159,7 @@ def _run(clusters: dict[int, Cluster], frozen: Broker, target: Broker, tmp_path:
     gave_up = [flow.wait_failures(mark) for flow, mark in zip(flows, marks, strict=True)]
     frozen.resume()
     thawed = time.monotonic()
-    print("offset flushes given up on while the offsets cluster was frozen (ms): "
+    print(f"offsets cluster frozen {thawed - frozen_at:.1f}s; flushes given up on meanwhile (ms): "
           + ", ".join(f"timeout {flow.timeout_ms} ms: {ms}" for flow, ms in zip(flows, gave_up, strict=True)))
     for flow, ms in zip(flows, gave_up, strict=True):
         assert all(flow.timeout_ms <= m <= flow.timeout_ms + 1000 for m in ms), (flow.timeout_ms, ms)
