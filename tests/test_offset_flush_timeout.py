@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 import time
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 
 from confluent_kafka import Consumer, TopicPartition
@@ -86,6 +87,10 @@ class Flow:
         return wait_for(enough, 30, f"{FAILURES} timed-out flushes of {self.name}")
 
 
+def _landed(consumer: Consumer, value: bytes) -> bool:
+    return any(m.error() is None and m.value() == value for m in consumer.consume(10, 0.05))
+
+
 def _latencies_while_flushing(flow: Flow, target: Broker, first: int) -> list[float]:
     """Lines `first`.. appended one at a time while the worker's offset flushes time out, and each one's time to
     land on the target: the task keeps producing while its flush waits. It runs from the end of one timed-out
@@ -101,8 +106,8 @@ def _latencies_while_flushing(flow: Flow, target: Broker, first: int) -> list[fl
             line = first + len(latencies)
             flow.write(range(line, line + 1))
             written = time.monotonic()
-            wait_for(lambda: any(m.error() is None and m.value() == f"{flow.timeout_ms}:{line}".encode()  # noqa: B023
-                                 for m in consumer.consume(10, 0.05)), 30, f"{flow.name}: line {line} on the target")
+            wait_for(partial(_landed, consumer, f"{flow.timeout_ms}:{line}".encode()), 30,
+                     f"{flow.name}: line {line} on the target")
             latencies.append(time.monotonic() - written)
             time.sleep(0.2)  # pacing: the lines are spread over the flush's wait
     finally:
