@@ -1,7 +1,7 @@
 """One MirrorSource task with DEFAULT settings across a WAN stand-in: rate per round-trip time and placement.
 
     python bench/wan_bench.py [--rtts 0,50,100,200] [--partitions 1,4] [--placements source,target]
-                              [--records 200000] [--size 1000] [--rounds 1]
+                              [--records 200000] [--size 1000] [--rounds 1] [--producer KEY=VALUE ...]
 
 The far cluster sits behind tests/harness/wan_proxy.py (every byte delayed RTT/2 each way):
 - `source` far: the task pulls across the link (MM2's recommended placement: run it near the target);
@@ -13,6 +13,8 @@ mirror_source_bench.py's (task RUNNING to every record's offset committed). Prin
 the same placement's 0 ms rate (a 0 ms run precedes each delayed run; their median is the 0 ms rate),
 and the largest RSS of this process (psutil), which must stay <= 500 MB
 (topics are filled from a child process, so the RSS is the task's and the bench's own).
+`--producer KEY=VALUE` (repeatable) gives the task's producer a setting, as a worker's `producer.KEY` would: for
+an A/B of one knob against the defaults; without it the task runs with none of the bench's own.
 """
 
 from __future__ import annotations
@@ -71,7 +73,7 @@ def one_setup(placement: str, partitions: int, rtts: list[int], args: argparse.N
             filler.join()
             assert filler.exitcode == 0, f"filling {topic} failed"
             far.proxy.set_delay(rtt / 2)
-            rate = mirror_task(src.bootstrap, dst.bootstrap, topic, n, partitions, consumer={}, producer={},
+            rate = mirror_task(src.bootstrap, dst.bootstrap, topic, n, partitions, consumer={}, producer=args.producer,
                                sample=rss)
             runs.setdefault(rtt, []).append(rate * args.size / 1e6)
             print(f"{placement} far, {partitions} partition(s), RTT {rtt:3d} ms: {runs[rtt][-1]:6.1f} MB/s, "
@@ -86,7 +88,7 @@ def stop(far: FarBroker, near: Broker) -> None:
     near.stop()
 
 
-def table(results: dict[tuple[str, int], dict[int, float]], rtts: list[int], records: int, size: int) -> str:
+def table(results: dict[tuple[str, int], dict[int, float]], rtts: list[int], args: argparse.Namespace) -> str:
     """A markdown table: one row per placement and partition count, MB/s and ratio per RTT."""
     head = "| placement | partitions | " + " | ".join(f"RTT {r} ms" for r in rtts) + " |"
     rows = [head, "|" + "---|" * (len(rtts) + 2)]
@@ -94,8 +96,9 @@ def table(results: dict[tuple[str, int], dict[int, float]], rtts: list[int], rec
         base = rates.get(0)
         cells = [f"{rates[r]:.1f} MB/s" + (f" ({rates[r] / base:.2f}x)" if base and r else "") for r in rtts]
         rows.append(f"| {placement} far | {partitions} | " + " | ".join(cells) + " |")
-    rows.append(f"\n{time.strftime('%Y-%m-%d %H:%M', time.gmtime())} UTC, {records:,} records of {size} B "
-                f"({records // 2:,} at 200 ms), one MirrorSource task, default settings; 0 ms: the median of the "
+    settings = ", ".join(f"producer {k}={v}" for k, v in args.producer.items()) or "default settings"
+    rows.append(f"\n{time.strftime('%Y-%m-%d %H:%M', time.gmtime())} UTC, {args.records:,} records of {args.size} B "
+                f"({args.records // 2:,} at 200 ms), one MirrorSource task, {settings}; 0 ms: the median of the "
                 f"0 ms runs alternated with the delayed ones.")
     return "\n".join(rows)
 
@@ -108,7 +111,11 @@ def main() -> None:
     ap.add_argument("--records", type=int, default=200_000)
     ap.add_argument("--size", type=int, default=1000)
     ap.add_argument("--rounds", type=int, default=1)
+    ap.add_argument("--producer", action="append", default=[], metavar="KEY=VALUE")
     args = ap.parse_args()
+    if bad := [s for s in args.producer if "=" not in s]:
+        ap.error(f"--producer takes KEY=VALUE, not {bad[0]!r}")
+    args.producer = dict(s.split("=", 1) for s in args.producer)
     rtts = [int(r) for r in args.rtts.split(",")]
     rss = Rss()
     for r in range(args.rounds):
@@ -116,7 +123,7 @@ def main() -> None:
         for placement in args.placements.split(","):
             for partitions in (int(p) for p in args.partitions.split(",")):
                 results[(placement, partitions)] = one_setup(placement, partitions, rtts, args, rss)
-        print(f"\nround {r + 1}, RSS peak {rss.peak:.0f} MB\n" + table(results, rtts, args.records, args.size),
+        print(f"\nround {r + 1}, RSS peak {rss.peak:.0f} MB\n" + table(results, rtts, args),
               flush=True)
     assert rss.peak <= 500, f"RSS {rss.peak:.0f} MB over 500 MB"
 

@@ -18,6 +18,7 @@ from pyconnect.api.records import SourcePartition
 from pyconnect.api.states import State
 from pyconnect.kafka.client_stats import ClientStats
 from pyconnect.kafka.clients import Producer, new_producer
+from pyconnect.kafka.config import fit_request_to_batch
 from pyconnect.logging_context import set_context
 from pyconnect.runtime.errors import ToleranceOperator
 from pyconnect.runtime.metrics.poll_batch_time import PollBatchTime
@@ -207,7 +208,7 @@ class SourceTaskRunner(TaskThread):
                                 "for connectors when exactly-once source support is enabled. The value '%s' will be "
                                 "used instead.", self.id, conf[key], key, forced)
                 conf[key] = forced
-        return conf
+        return fit_request_to_batch(conf)  # a batch.size above 1 MB is not cut to librdkafka's request size
 
     def _committer(self, producer: Producer) -> Committer:
         eos, settings = self._settings.transactions, self._settings
