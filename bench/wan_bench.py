@@ -1,7 +1,7 @@
 """One MirrorSource task with DEFAULT settings across a WAN stand-in: rate per round-trip time and placement.
 
     python bench/wan_bench.py [--rtts 0,50,100,200] [--partitions 1,4] [--placements source,target]
-                              [--records 200000] [--size 1000] [--rounds 1]
+                              [--records 200000] [--size 1000] [--rounds 1] [--producer KEY=VALUE ...]
 
 The far cluster sits behind tests/harness/wan_proxy.py (every byte delayed RTT/2 each way):
 - `source` far: the task pulls across the link (MM2's recommended placement: run it near the target);
@@ -16,6 +16,8 @@ and the largest RSS of this process (psutil), which must stay <= 500 MB
 The process treats its memory as a worker process does (pyconnect/kafka/native_memory.py): at most 2 malloc
 arenas, set at start as the replikafka command does, and a collection and trim after each task stopped, as
 a worker does after stopping tasks. After each task the RSS peak so far and the RSS once released are printed.
+`--producer KEY=VALUE` (repeatable) gives the task's producer a setting, as a worker's `producer.KEY` would: for
+an A/B of one knob against the defaults; without it the task runs with none of the bench's own.
 """
 
 from __future__ import annotations
@@ -79,7 +81,7 @@ def one_setup(placement: str, partitions: int, rtts: list[int], args: argparse.N
             filler.join()
             assert filler.exitcode == 0, f"filling {topic} failed"
             far.proxy.set_delay(rtt / 2)
-            rate = mirror_task(src.bootstrap, dst.bootstrap, topic, n, partitions, consumer={}, producer={},
+            rate = mirror_task(src.bootstrap, dst.bootstrap, topic, n, partitions, consumer={}, producer=args.producer,
                                sample=rss)
             runs.setdefault(rtt, []).append(rate * args.size / 1e6)
             release()  # what a worker does once tasks stopped
@@ -95,7 +97,7 @@ def stop(far: FarBroker, near: Broker) -> None:
     near.stop()
 
 
-def table(results: dict[tuple[str, int], dict[int, float]], rtts: list[int], records: int, size: int) -> str:
+def table(results: dict[tuple[str, int], dict[int, float]], rtts: list[int], args: argparse.Namespace) -> str:
     """A markdown table: one row per placement and partition count, MB/s and ratio per RTT."""
     head = "| placement | partitions | " + " | ".join(f"RTT {r} ms" for r in rtts) + " |"
     rows = [head, "|" + "---|" * (len(rtts) + 2)]
@@ -103,8 +105,9 @@ def table(results: dict[tuple[str, int], dict[int, float]], rtts: list[int], rec
         base = rates.get(0)
         cells = [f"{rates[r]:.1f} MB/s" + (f" ({rates[r] / base:.2f}x)" if base and r else "") for r in rtts]
         rows.append(f"| {placement} far | {partitions} | " + " | ".join(cells) + " |")
-    rows.append(f"\n{time.strftime('%Y-%m-%d %H:%M', time.gmtime())} UTC, {records:,} records of {size} B "
-                f"({records // 2:,} at 200 ms), one MirrorSource task, default settings; 0 ms: the median of the "
+    settings = ", ".join(f"producer {k}={v}" for k, v in args.producer.items()) or "default settings"
+    rows.append(f"\n{time.strftime('%Y-%m-%d %H:%M', time.gmtime())} UTC, {args.records:,} records of {args.size} B "
+                f"({args.records // 2:,} at 200 ms), one MirrorSource task, {settings}; 0 ms: the median of the "
                 f"0 ms runs alternated with the delayed ones.")
     return "\n".join(rows)
 
@@ -117,7 +120,11 @@ def main() -> None:
     ap.add_argument("--records", type=int, default=200_000)
     ap.add_argument("--size", type=int, default=1000)
     ap.add_argument("--rounds", type=int, default=1)
+    ap.add_argument("--producer", action="append", default=[], metavar="KEY=VALUE")
     args = ap.parse_args()
+    if bad := [s for s in args.producer if "=" not in s]:
+        ap.error(f"--producer takes KEY=VALUE, not {bad[0]!r}")
+    args.producer = dict(s.split("=", 1) for s in args.producer)
     rtts = [int(r) for r in args.rtts.split(",")]
     limit_arenas()  # as the replikafka command does, before any client exists
     rss = Rss()
@@ -126,7 +133,7 @@ def main() -> None:
         for placement in args.placements.split(","):
             for partitions in (int(p) for p in args.partitions.split(",")):
                 results[(placement, partitions)] = one_setup(placement, partitions, rtts, args, rss)
-        print(f"\nround {r + 1}, RSS peak {rss.peak:.0f} MB\n" + table(results, rtts, args.records, args.size),
+        print(f"\nround {r + 1}, RSS peak {rss.peak:.0f} MB\n" + table(results, rtts, args),
               flush=True)
     print(f"{args.rounds * len(results) * max(1, 2 * sum(1 for r in rtts if r))} tasks: RSS peak {rss.peak:.0f} MB, "
           f"{rss.now():.0f} MB at the end", flush=True)

@@ -78,7 +78,13 @@ def produce_concurrently(jobs: list[tuple[Broker, str, int, int]]) -> None:
 def each_once(named: dict[str, Broker], topic: str, expected: set[bytes], timeout: float) -> None:
     """Every cluster comes to hold every expected value; then exactly once, and nothing else."""
     for alias, b in named.items():
-        wait_for(lambda b=b: set(values(b, topic)) >= expected, timeout, f"every record on {alias}", interval=1)
+        try:
+            wait_for(lambda b=b: set(values(b, topic)) >= expected, timeout, f"every record on {alias}", interval=1)
+        except AssertionError as exc:  # say which records are missing: by origin, and the first few
+            missing = sorted(expected - set(values(b, topic)))
+            by_origin = Counter(origin(v) for v in missing)
+            raise AssertionError(f"{exc}: {len(missing)} missing, by origin {dict(by_origin)}, "
+                                 f"first {missing[:5]}") from None
     for alias, b in named.items():
         got = values(b, topic)
         assert set(got) == expected and max(got.values()) == 1, (alias, sum(got.values()), got.most_common(3))
@@ -247,6 +253,12 @@ def test_three_cluster_ring(tmp_path: Path, broker: Broker, broker_b: Broker, br
         mm.stop()
 
 
+def problems(log: Path, last: int = 6) -> list[str]:
+    """The last WARNING/ERROR lines of a mirror's log, shortened: for a failure message."""
+    lines = [ln for ln in log.read_text(errors="replace").splitlines() if " WARNING " in ln or " ERROR " in ln]
+    return [ln[:300] for ln in lines[-last:]]
+
+
 def origin(value: bytes) -> str:
     return "ABC"[int(value.rsplit(b":", 1)[1]) // 1000]
 
@@ -274,7 +286,10 @@ def test_three_cluster_identity_mesh(tmp_path: Path, broker: Broker, broker_b: B
             produce_concurrently([(broker, t, first, 300), (broker_b, t, 1000 + first, 300),
                                   (broker_c, t, 2000 + first, 300)])
             expected = {f"{t}:{i}".encode() for base in (0, 1000, 2000) for i in range(base, base + first + 300)}
-            each_once(named, t, expected, 240)
+            try:
+                each_once(named, t, expected, 240)
+            except AssertionError as exc:  # the mirror's own account of what went wrong
+                raise AssertionError(f"{exc}; the mirror's warnings: {problems(tmp_path / 'mm.log')}") from None
         counts = stays_stable(lambda: {a: sum(values(b, t).values()) for a, b in named.items()}, 30)
         assert counts == {"A": 1800, "B": 1800, "C": 1800}
         failover(broker, broker_b, t, group, expected)

@@ -43,3 +43,27 @@ def test_too_many_task_configs_fail_unless_enforcement_is_off(cluster_factory: A
     # A value that is not a boolean is refused with Connect's 400, before anything is written.
     r = w.request("PUT", f"/connectors/{name}/config", {**config, "tasks.max.enforce": "maybe"})
     assert r.status_code == 400 and "tasks.max.enforce" in r.json()["message"], r.text
+
+
+def task_states(w: WorkerProcess, name: str) -> list[str]:
+    return [t["state"] for t in status(w, name).get("tasks", [])]
+
+
+def test_existing_task_configs_above_tasks_max_fail_their_tasks_at_start(cluster_factory: Any, unique: str) -> None:
+    """The second half of ConnectWorkerIntegrationTest.testTasksMaxEnforcement (Worker.startTask's
+    checkTasksMax): task configs already published beyond `tasks.max` (here by a connector that ran with
+    enforcement off) fail each task that starts once enforcement is back on, with the same message."""
+    cluster: Cluster = cluster_factory()
+    (w,) = cluster.start(1)
+    name = f"greedy-{unique}"
+    config = {"connector.class": greedy_plugins.PATH, "tasks.max": "1", "task.count": "3",
+              "tasks.max.enforce": "false"}
+    assert w.request("POST", "/connectors", {"name": name, "config": config}).status_code == 201
+    wait_for(lambda: task_states(w, name) == ["RUNNING"] * 3, 30, "three tasks RUNNING")
+    assert w.request("PUT", f"/connectors/{name}/config", {**config, "tasks.max.enforce": "true"}).status_code == 200
+    wait_for(lambda: status(w, name).get("connector", {}).get("state") == "FAILED", 30, "connector FAILED")
+    # The three published task configs stay; a task (re)started under enforcement fails with Kafka's message.
+    assert w.request("POST", f"/connectors/{name}/tasks/0/restart").status_code in (200, 202, 204)
+    wait_for(lambda: (task_states(w, name) or [""])[0] == "FAILED", 30, "task 0 FAILED")
+    trace = status(w, name)["tasks"][0].get("trace", "")
+    assert EXPECTED.format(name=name) in trace, trace[-2000:]

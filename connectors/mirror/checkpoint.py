@@ -1,5 +1,10 @@
 """MirrorCheckpointConnector/Task: translate consumer-group offsets from source to target
-(`<source>.checkpoints.internal`) and, optionally, commit them to the same groups on the target."""
+(`<source>.checkpoints.internal`) and, optionally, commit them to the same groups on the target.
+
+A task's poll waits as MirrorCheckpointTask.poll does, `emit.checkpoints.interval.seconds` (at least 0.5 s)
+rounded up to whole `consumer.poll.timeout.ms` (poll_wait.checkpoint_period), then emits the checkpoints
+that changed; group offsets are synced to the target when due during that wait.
+"""
 
 from __future__ import annotations
 
@@ -15,6 +20,7 @@ from connectors.mirror.metrics import CheckpointMetrics
 from connectors.mirror.offset_sync_store import OffsetSyncStore
 from connectors.mirror.origin_routes import OriginRoutes
 from connectors.mirror.origin_translation import OriginAwareTranslator
+from connectors.mirror.poll_wait import checkpoint_period, slices
 from connectors.mirror.topics import TopicSelector
 from pyconnect.api import ConfigDef, ConfigValue, SourceConnector, SourceRecord, SourceTask
 from pyconnect.kafka.admin import Committed, TopicSpec
@@ -36,6 +42,7 @@ class MirrorCheckpointTask(SourceTask):
         self.groups = [g for g in config.get("task.assigned.groups", "").split(",") if g]
         self.topic = cfg.policy().checkpoints_topic(cfg.source)
         self.interval = float(cfg["emit.checkpoints.interval.seconds"])
+        self.period = checkpoint_period(max(self.interval, 0.5), int(cfg["consumer.poll.timeout.ms"]))
         self.sync_interval = float(cfg["sync.group.offsets.interval.seconds"])
         self.source_admin = cfg.admin("source")
         self.target_admin = cfg.admin("target")
@@ -49,12 +56,11 @@ class MirrorCheckpointTask(SourceTask):
         self.routes()  # the flows into the source known now, their syncs read to the end
         translator = OriginAwareTranslator(store, self.routes, self._keeps_name)
         self.checkpoints = GroupCheckpoints(cfg.source, cfg.target, cfg.policy(), translator, self._load_checkpoints())
-        self.next_emit = time.monotonic()
         self.next_sync = time.monotonic() + self.sync_interval
         self._stopping = threading.Event()
         self._thread = threading.current_thread()
         self.latency = CheckpointMetrics(cfg.source, cfg.target, self.context.metrics if self.context else None,
-                                         self.interval)
+                                         self.period)
 
     def _keeps_name(self, topic: str) -> bool:
         """Whether the remote topic has the source topic's name (IdentityReplicationPolicy): there the
@@ -87,16 +93,13 @@ class MirrorCheckpointTask(SourceTask):
         return out
 
     def poll(self) -> list[SourceRecord] | None:
-        if self._stopping.is_set():
-            return None
-        now = time.monotonic()
-        if self.cfg["sync.group.offsets.enabled"] and now >= self.next_sync:
-            self.next_sync = now + max(self.sync_interval, 0.5)
-            self.sync_group_offsets()
-        if now < self.next_emit:
-            time.sleep(min(self.next_emit - now, 0.2))
-            return None
-        self.next_emit = now + max(self.interval, 0.5)
+        """The checkpoints that changed, after waiting the period out (None when none changed, as Kafka's)."""
+        started = time.monotonic()
+        for wait in slices(self.context, self.period, self._stopping):
+            self._maybe_sync_groups()
+            self._stopping.wait(wait)  # returns at once on stop
+        if self._stopping.is_set() or time.monotonic() - started < self.period:
+            return None  # stopping, or the runtime takes over (a pause): the next poll waits a full period
         records = []
         timestamp = int(time.time() * 1000)
         for group, commits in self.commits(self.groups).items():
@@ -108,7 +111,14 @@ class MirrorCheckpointTask(SourceTask):
             self.latency.current(group)
             records += [self.checkpoints.record(cp, self.topic, timestamp) for cp in new.values()]
         log.debug("%d new checkpoint(s) for %d group(s)", len(records), len(self.groups))
-        return records
+        return records or None
+
+    def _maybe_sync_groups(self) -> None:
+        """Group offsets to the target every sync.group.offsets.interval.seconds (Kafka schedules it apart)."""
+        now = time.monotonic()
+        if self.cfg["sync.group.offsets.enabled"] and now >= self.next_sync:
+            self.next_sync = now + max(self.sync_interval, 0.5)
+            self.sync_group_offsets()
 
     def commit_record(self, record: SourceRecord, partition: int, offset: int) -> None:
         sp = record.source_partition

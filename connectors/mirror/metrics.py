@@ -222,7 +222,8 @@ class CheckpointMetrics:
         with self._lock:
             stats, current = list(self._stats.items()), list(self._current.items())
         flow = {"source": self.source, "target": self.target}
-        out = [MetricSample(_CHECKPOINT_P + "emit_interval_seconds", "emit.checkpoints.interval.seconds.", flow,
+        out = [MetricSample(_CHECKPOINT_P + "emit_interval_seconds", "Seconds between checkpoint emissions: "
+                            "emit.checkpoints.interval.seconds rounded up to whole consumer.poll.timeout.ms.", flow,
                             self.interval)]
         out += [MetricSample(_CHECKPOINT_P + "checkpoint_timestamp_seconds", "When the group's checkpoints were "
                              "last brought up to date (s since the epoch).", {**flow, "group": group}, at)

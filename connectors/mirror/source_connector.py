@@ -9,6 +9,7 @@ import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
+from connectors.mirror.acls import TopicAclSync
 from connectors.mirror.backfill_plan import candidates, stored_plans
 from connectors.mirror.backfill_task import MirrorBackfillTask
 from connectors.mirror.client_config import java_client_config
@@ -55,7 +56,7 @@ MAX_STREAMING_TASKS = 100
 @dataclass
 class _Job:
     interval: float
-    run: Callable[[], None]
+    run: Callable[[], object]
     due: float = 0.0
 
     def __post_init__(self) -> None:
@@ -102,6 +103,7 @@ class MirrorSourceConnector(SourceConnector):
         self.target_admin = self.cfg.admin("target")
         self.remote = RemoteTopics(self.source_admin, self.target_admin, policy, self.cfg.source,
                                    self.cfg.config_property_filter(), int(self.cfg["replication.factor"]))
+        self.acls = TopicAclSync(self.source_admin, self.target_admin, self.selector, self.cfg.source)
         self._stop = threading.Event()
         self._partitions: dict[str, int] = {}
         self._deletions: TopicDeletions | None = None
@@ -125,7 +127,8 @@ class MirrorSourceConnector(SourceConnector):
         if self.cfg["backfill.enabled"]:
             self._backfill = self._backfill_candidates(self._all(self._partitions))
         self.remote.sync_configs(self._partitions)
-        self.remote.sync_acls(set(self._partitions))
+        if self.cfg["sync.topic.acls.enabled"]:  # MM2 schedules it at start, then every interval
+            self.acls.sync()
         # In the caller's context: the refresh jobs log in the scope of the worker running this connector.
         self._thread = context_thread(self._background, f"mirror-source-{self.cfg.source}")
         self._thread.start()
@@ -155,7 +158,7 @@ class MirrorSourceConnector(SourceConnector):
             jobs.append(_Job(2.0, self._check_backfill))
         if self.cfg["sync.topic.acls.enabled"]:
             jobs.append(_Job(float(self.cfg["sync.topic.acls.interval.seconds"]),
-                             lambda: self.remote.sync_acls(set(self._partitions))))
+                             self.acls.sync))
         while not self._stop.wait(max(0.0, min(j.due for j in jobs) - time.monotonic())):
             for job in jobs:
                 if time.monotonic() >= job.due:

@@ -17,6 +17,7 @@ from connectors.mirror.fetch_pool import FetchPool, fetch_defaults, parse_sessio
 from connectors.mirror.formats import OffsetSync
 from connectors.mirror.metrics import SourceMetrics
 from connectors.mirror.offset_sync_writer import OffsetSyncWriter
+from connectors.mirror.poll_wait import slices
 from connectors.mirror.provenance import ProvenanceFilter, applies
 from pyconnect.api import MessageRun, MessageRunTask
 from pyconnect.kafka.client_stats import ClientStats
@@ -51,9 +52,9 @@ class MirrorSourceTask(MessageRunTask):
         self.cfg = MirrorConfig(SOURCE, config)
         self.policy = self.cfg.policy()
         self.assigned = parse_partitions(config.get("task.assigned.partitions", ""))
-        # A caught-up task returns to the runner at least every 100 ms, so acks are processed and
-        # offsets committed promptly (Connect commits from a thread of its own; ours is the task's).
-        self.poll_timeout = min(int(self.cfg["consumer.poll.timeout.ms"]) / 1000.0, 0.1)
+        # A poll waits up to the full timeout for records, as Kafka's; in slices (poll_wait.py) so acks,
+        # commits, stop and pause are served meanwhile (Connect does those on other threads; ours is the task's).
+        self.poll_timeout = int(self.cfg["consumer.poll.timeout.ms"]) / 1000.0
         self.batch = 10000
         self._stopping = threading.Event()
         self._thread = threading.current_thread()
@@ -131,9 +132,7 @@ class MirrorSourceTask(MessageRunTask):
         return sessions
 
     def poll_runs(self) -> list[MessageRun] | None:
-        if self._stopping.is_set():
-            return None
-        messages = self.consumer.consume(self.batch, self.poll_timeout)
+        messages = self._wait_for_messages()
         if self.syncs is not None:
             # Partitions quiet for a second get their held-back sync (within their budget), so consumers
             # where producers stopped translate exactly (offset_sync_writer, invariant C).
@@ -159,6 +158,19 @@ class MirrorSourceTask(MessageRunTask):
             self._add_runs(runs, topic, partition, messages[start:])
         self._publish()
         return runs
+
+    def _wait_for_messages(self) -> list[Any]:
+        """The consumers' next messages, waiting up to consumer.poll.timeout.ms for the first (as
+        MirrorSourceTask.poll's consumer.poll); between two slices of the wait, quiet partitions' syncs
+        and the metrics go out as they would between two polls."""
+        for wait in slices(self.context, self.poll_timeout, self._stopping):
+            messages = self.consumer.consume(self.batch, wait)
+            if messages:
+                return messages
+            if self.syncs is not None:
+                self.syncs.flush_quiet()
+            self._publish()
+        return []
 
     def _add_runs(self, runs: list[MessageRun], topic: str, partition: int, messages: list[Any]) -> None:
         remote = self._remote[topic]

@@ -1,5 +1,5 @@
 """Which source topics a flow replicates, and keeping remote topics in shape on the target:
-creation, partition growth, config sync and ACL sync (compat-spec §C.6-C.7)."""
+creation, partition growth and config sync (compat-spec §C.6-C.7; ACL sync: connectors.mirror.acls)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from collections.abc import Iterable
 
 from connectors.mirror.filters import ConfigPropertyFilter, TopicFilter
 from connectors.mirror.policy import ReplicationPolicy
-from pyconnect.kafka.admin import Admin, TopicAcl, TopicSpec, UnsupportedByBroker
+from pyconnect.kafka.admin import Admin, TopicSpec
 from pyconnect.kafka.clients import KafkaClientError
 
 log = logging.getLogger(__name__)
@@ -104,19 +104,3 @@ class RemoteTopics:
                     log.info("synced configs of %s: %s", remote, changed)
             except Exception as exc:
                 self._warn_once(f"cfg:{topic}", "topic config sync of %s failed: %s", topic, exc)
-
-    def sync_acls(self, topics: set[str]) -> None:
-        """Copy LITERAL TOPIC ACLs: ALLOW WRITE skipped, ALLOW ALL becomes READ."""
-        try:
-            bindings = self.source.describe_topic_acls()
-        except UnsupportedByBroker as exc:
-            self._warn_once("acl", "ACL sync skipped: %s", exc)
-            return
-        wanted = [TopicAcl(self.remote(b.topic), b.principal, b.host, "READ" if b.operation == "ALL" else b.operation,
-                           "ALLOW")
-                  for b in bindings if b.topic in topics and b.permission == "ALLOW" and b.operation != "WRITE"]
-        if wanted:
-            try:
-                self.target.create_topic_acls(wanted)
-            except KafkaClientError as exc:
-                self._warn_once("acl-target", "ACL sync to the target failed: %s", exc)

@@ -65,6 +65,13 @@ class SourceTaskContext(Protocol):
     def metrics(self) -> TaskMetrics:
         """Where the task registers the metrics it exposes (read while the task runs)."""
 
+    def keep_polling(self) -> bool:
+        """For a poll that waits long for data (MirrorSourceTask waits up to `consumer.poll.timeout.ms`):
+        call it between waits of at most ~100 ms. The runtime meanwhile serves the task's producer (so
+        `commit_record`/`commit_run` and `commit` may be called from inside the poll: the task must be
+        consistent whenever it calls this) and makes the offset commit that is due. Returns False when the
+        poll should return now (the task is asked to stop or pause, or a delivery failed)."""
+
 
 class Connector(ABC):
     """Base of every connector plugin."""
@@ -166,7 +173,8 @@ class SourceTask(ABC):
 
     @abstractmethod
     def poll(self) -> list[SourceRecord] | None:
-        """Return the next batch (possibly empty or None); should block at most ~1 s."""
+        """Return the next batch (possibly empty or None); should block at most ~1 s, or longer only
+        in waits of ~100 ms separated by `context.keep_polling()` calls."""
 
     @abstractmethod
     def stop(self) -> None:
@@ -192,7 +200,7 @@ class MessageRunTask(SourceTask, ABC):
 
     @abstractmethod
     def poll_runs(self) -> list[MessageRun] | None:
-        """Return the next runs (possibly empty or None); should block at most ~1 s."""
+        """Return the next runs (possibly empty or None); blocks as `poll` may."""
 
     def commit_run(self, run: MessageRun, first_offset: int, last_offset: int) -> None:  # noqa: B027
         """Kafka acknowledged the whole run: its first message is at `first_offset` of the target

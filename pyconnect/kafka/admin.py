@@ -232,8 +232,26 @@ class Admin:
         try:
             bindings = self._result(self._client.describe_acls(flt), timeout)
         except ck.KafkaException as exc:
-            raise UnsupportedByBroker(f"cannot describe ACLs: {error_text(exc)}") from exc
+            # librdkafka drops the answer's own error code (SECURITY_DISABLED reads as no ACLs): what fails
+            # here is the request itself, unsupported by the broker or not answered
+            err = exc.args[0] if exc.args else None
+            cls = UnsupportedByBroker if isinstance(err, ck.KafkaError) and err.code() in (
+                ck.KafkaError._UNSUPPORTED_FEATURE, ck.KafkaError.UNSUPPORTED_VERSION) else KafkaClientError
+            raise cls(f"cannot describe ACLs: {error_text(exc)}") from exc
         return [TopicAcl(b.name, b.principal, b.host, b.operation.name, b.permission_type.name) for b in bindings]
+
+    def broker_config(self, name: str, timeout: float = 30.0) -> str | None:
+        """Broker config `name` as one broker of the cluster (the controller, if known) describes it; None
+        when the broker does not report it."""
+        md = self._metadata(timeout)
+        broker = md.controller_id if md.controller_id >= 0 else min(md.brokers)
+        resource = ConfigResource(ConfigResource.Type.BROKER, str(broker))
+        try:
+            entries = self._result(self._client.describe_configs([resource])[resource], timeout)
+        except ck.KafkaException as exc:
+            raise KafkaClientError(f"cannot describe the configs of broker {broker}: {error_text(exc)}") from exc
+        entry = entries.get(name)
+        return None if entry is None or entry.value is None else str(entry.value)
 
     def create_topic_acls(self, acls: list[TopicAcl], timeout: float = 30.0) -> None:
         bindings = [AclBinding(ResourceType.TOPIC, a.topic, ResourcePatternType.LITERAL, a.principal, a.host,

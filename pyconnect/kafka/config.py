@@ -238,6 +238,39 @@ def _buffer_setting(key: str, value: str) -> tuple[str, str]:
     return "queue.buffering.max.kbytes", str(max(1, -(-size // 1024)))
 
 
+# librdkafka caps every batch at message.max.bytes (1,000,000 unless set), whatever batch.size says; Java's producer
+# sends a batch bigger than max.request.size alone in its request (RecordAccumulator.drainBatchesForOneNode).
+LIBRDKAFKA_MESSAGE_MAX_BYTES = 1_000_000
+LIBRDKAFKA_MESSAGE_MAX_BYTES_LIMIT = 1_000_000_000  # the largest message.max.bytes librdkafka accepts
+REQUEST_FRAMING = 64 * 1024  # a ProduceRequest's header, topic and partition framing around its one batch
+
+
+def fit_request_to_batch(conf: Mapping[str, str]) -> dict[str, str]:
+    """A producer's settings in which a `batch.size` batch fits in one request, as with Java's producer.
+
+    librdkafka builds no batch larger than `message.max.bytes`, so a `batch.size` raised alone (the setting
+    that carries a far partition) would be silently cut to 1 MB: unless `message.max.bytes` (Java's
+    `max.request.size`) was set, it becomes `batch.size` plus the request's framing. One that was set and is
+    smaller is kept (it is the user's request limit) and a warning says the batches stop there."""
+    out = dict(conf)
+    try:
+        batch = int(out.get("batch.size", "0"))
+    except ValueError:
+        return out  # librdkafka names the invalid value when the producer is created
+    if "message.max.bytes" not in out:
+        if batch > LIBRDKAFKA_MESSAGE_MAX_BYTES:
+            out["message.max.bytes"] = str(min(batch + REQUEST_FRAMING, LIBRDKAFKA_MESSAGE_MAX_BYTES_LIMIT))
+        return out
+    try:
+        request = int(out["message.max.bytes"])
+    except ValueError:
+        return out
+    if batch > request:
+        log.warning("batch.size %d is above message.max.bytes (max.request.size) %d: batches stop at %d bytes",
+                    batch, request, request)
+    return out
+
+
 def redact(conf: Mapping[str, str]) -> dict[str, str]:
     """Copy safe for logs and error messages: secrets replaced by '[hidden]'."""
     hidden = ("password", "secret", "jaas", "credentials", "token", ".key")

@@ -30,7 +30,11 @@ from pyconnect.kafka.clients import KafkaClientError, new_consumer
 log = logging.getLogger(__name__)
 
 WARM_UPS = 1  # the first request pays the connection's set-up: not a round trip of the link
-SAMPLES = 3  # the fastest of a few: one slow answer from a busy broker must not decide the estimate
+SAMPLES = 5  # the fastest of a few: one slow answer from a busy broker must not decide the estimate
+# Between samples: on a loaded machine a broker's turnaround comes in stretches of scheduling delay (loopback
+# probes of 14-40 ms were seen under a parallel test run, against 0.1-0.4 ms quiet); samples spread over ~50 ms
+# do not all fall in one stretch. Costs a task of several partitions ~50 ms once, at start.
+SAMPLE_GAP = 0.012
 
 
 def client_round_trip(client: Any, topic: str, timeout: float = 10.0) -> float | None:
@@ -44,6 +48,7 @@ def client_round_trip(client: Any, topic: str, timeout: float = 10.0) -> float |
             took = time.perf_counter() - began
             if i >= WARM_UPS:
                 best = took if best is None else min(best, took)
+                time.sleep(SAMPLE_GAP)  # why: see SAMPLE_GAP
         return best
     except KafkaException as exc:  # the task's own clients will report the cluster's state
         log.warning("could not measure the round trip to the cluster of %s: %s", topic, exc)

@@ -35,6 +35,7 @@ from pyconnect.runtime.source.fencing import TaskPreflight
 from pyconnect.runtime.source.runner import RunnerSettings, SourceTaskRunner
 from pyconnect.runtime.source.task_setup import TaskSetup
 from pyconnect.runtime.source.topic_creation import TopicCreation, uses_topic_creation
+from pyconnect.runtime.tasks_max import check_task_count
 from pyconnect.storage.config_store import ConfigSnapshot
 from pyconnect.storage.offset_store import OffsetStore
 from pyconnect.transforms.connector_config import TRANSFORMS, aliases, build_chain
@@ -73,7 +74,14 @@ class TaskFactory:
     def create(self, task_id: TaskId, task_config: Mapping[str, str], connector_config: Mapping[str, str],
                report: Report, on_topic: Callable[[str], None] | None) -> TaskRunner:
         """The runner of `task_config` (placeholders already resolved); raises if it cannot be built."""
-        task_class = connector_instance(self._plugins, connector_config).task_class_for(task_config)
+        connector = connector_instance(self._plugins, connector_config)
+        task_class = connector.task_class_for(task_config)
+        if not issubclass(task_class, BatchTask):
+            # As Connect's Worker.startTask: task configs written before tasks.max was lowered (or before an
+            # upgrade to enforcement) fail their tasks at start; batch tasks do not count (tasks_max.py).
+            published = self._snapshot().task_configs.get(task_id.connector, [])
+            check_task_count(task_id.connector, connector_config,
+                             sum(1 for c in published if not issubclass(connector.task_class_for(c), BatchTask)))
         if issubclass(task_class, BatchTask):
             return BatchTaskRunner(task_id.connector, task_id.task, task_class(), task_config, self._offsets, report,
                                    self._settings.flush_timeout + 25)

@@ -29,8 +29,7 @@ BASE = {"bootstrap.servers": "127.0.0.1:1", "group.id": "g", "config.storage.top
 # The keys accepted without a behaviour test or without effect, each with its reason in the audit. Adding a gap
 # (or closing one) must change this list too: the audit cannot grow a gap unnoticed.
 KNOWN_GAPS = {
-    "offset.flush.timeout.ms", "consumer.poll.timeout.ms",
-    "sync.topic.acls.enabled", "sync.topic.acls.interval.seconds", "backfill.parallelism",
+    "backfill.parallelism",
 }
 
 

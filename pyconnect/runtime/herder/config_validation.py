@@ -160,6 +160,8 @@ def plugin_config(plugins: PluginRegistry, plugin: str, version: str | None = No
     keys = dict(own.keys)
     for name, key in common_definition(isinstance(connector, SinkConnector)).keys.items():
         keys.setdefault(name, key)
+    if isinstance(connector, SourceConnector):  # SourceConnectorConfig.configDef() defines the groups key
+        keys.setdefault(topic_creation.GROUPS, topic_creation.GROUPS_KEY)
     return [key_info(k) for k in keys.values()]
 
 

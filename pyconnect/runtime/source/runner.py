@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+import time
 import traceback
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -17,8 +18,10 @@ from pyconnect.api.records import SourcePartition
 from pyconnect.api.states import State
 from pyconnect.kafka.client_stats import ClientStats
 from pyconnect.kafka.clients import Producer, new_producer
+from pyconnect.kafka.config import fit_request_to_batch
 from pyconnect.logging_context import set_context
 from pyconnect.runtime.errors import ToleranceOperator
+from pyconnect.runtime.metrics.poll_batch_time import PollBatchTime
 from pyconnect.runtime.metrics.worker_metrics import TaskMetricsRegistry
 from pyconnect.runtime.source.committers import Committer, FlushCommitter
 from pyconnect.runtime.source.delivery import (
@@ -67,6 +70,7 @@ class TaskContext:
     offset_storage_reader: ConnectorOffsetReader
     configs: Mapping[str, str]
     metrics: TaskMetricsRegistry
+    keep_polling: Callable[[], bool]  # SourceTaskContext.keep_polling: the runner's, while the task polls
 
 
 @dataclass(frozen=True)
@@ -116,6 +120,8 @@ class SourceTaskRunner(TaskThread):
         elif transforms is not None or errors is not None:
             self._delivery = TransformingDelivery(task, context, transforms, errors, converter_names)
         self.metrics = TaskMetricsRegistry()  # what the task registers; its worker's collector reads it
+        self._poll_time = PollBatchTime()
+        self._pump: tuple[Producer, Committer] | None = None  # what keep_polling serves, once the loop runs
 
     # control ---------------------------------------------------------------------------------
 
@@ -145,7 +151,7 @@ class SourceTaskRunner(TaskThread):
             # over from another worker must see that worker's last commit, or it would re-send records.
             self._offsets.refresh(self._settings.flush_timeout + 25)
             self.task.initialize(TaskContext(ConnectorOffsetReader(self._offsets, self.connector), self.config,
-                                             self.metrics))
+                                             self.metrics, self._keep_polling))
             self.task.start(self.config)
             self._loop(producer, committer)
         except StopRequested:
@@ -185,7 +191,7 @@ class SourceTaskRunner(TaskThread):
             out = [MetricSample("kafka_connect_source_task_source_record_active_count",
                                 "Records produced by the task but not yet acknowledged by Kafka.", labels,
                                 len(producer))]
-            return out + (times.samples(labels) if times is not None else [])
+            return out + self._poll_time.samples(labels) + (times.samples(labels) if times is not None else [])
         self.metrics.register(stats.samples)
         self.metrics.register(runtime_samples)
 
@@ -202,7 +208,7 @@ class SourceTaskRunner(TaskThread):
                                 "for connectors when exactly-once source support is enabled. The value '%s' will be "
                                 "used instead.", self.id, conf[key], key, forced)
                 conf[key] = forced
-        return conf
+        return fit_request_to_batch(conf)  # a batch.size above 1 MB is not cut to librdkafka's request size
 
     def _committer(self, producer: Producer) -> Committer:
         eos, settings = self._settings.transactions, self._settings
@@ -253,8 +259,22 @@ class SourceTaskRunner(TaskThread):
         else:
             self._offsets.stop()
 
+    def _keep_polling(self) -> bool:
+        """SourceTaskContext.keep_polling: between the waits of a long poll, what the loop does between
+        batches (acknowledgements, the due commit); False once the loop must take over (stop, pause, a
+        delivery failure, a lost lease), so the poll returns and the loop acts on it at once."""
+        if (self._stopping.is_set() or self._paused.is_set() or self._failure is not None
+                or self._pump is None or not self.lease()):
+            return False
+        producer, committer = self._pump
+        producer.poll(0)
+        committer.after_batch(False)
+        return True
+
     def _loop(self, producer: Producer, committer: Committer) -> None:
         poll, send, lease = self._delivery.poll, self._delivery.send, self.lease
+        clock, poll_time = time.monotonic, self._poll_time
+        self._pump = (producer, committer)
         while not self._stopping.is_set():
             if self._failure is not None:
                 raise DeliveryFailed(self._failure)
@@ -267,8 +287,10 @@ class SourceTaskRunner(TaskThread):
                 producer.poll(0.1)
                 continue
             self._set_state(State.RUNNING)
+            started = clock()
             records = poll()
             if records:
+                poll_time.record(started)  # as Connect: only a poll that returned a batch
                 if not lease():
                     raise LeaseLost()
                 committer.before_send()
