@@ -2,10 +2,11 @@
 
 The driver (this task, in the worker) plans the ranges (or reloads the stored plan), starts a Spark
 session (`spark.master`, default local[*]; every `spark.*` key passed through), and runs one Spark
-job of one Spark task per partition range, several at once, so that a partition is never split
-across writers. When a range's job returns, the driver hands the partition over to streaming in one
-offsets write: its MirrorSource offset (end - 1, so the streaming task starts at `end` exactly) and
-the plan marked done. Progress is derived from the remote partitions' end offsets.
+job of one Spark task per partition range, so that a partition is never split across writers. At most
+`backfill.parallelism` ranges are in flight at once (0: Spark's default parallelism): a pool of that
+many driver threads, each waiting on one range's job. When a range's job returns, the driver hands the
+partition over to streaming in one offsets write: its MirrorSource offset (end - 1, so the streaming
+task starts at `end` exactly) and the plan marked done. Progress is derived from the remote partitions' end offsets.
 """
 
 from __future__ import annotations
