@@ -98,7 +98,7 @@ def test_backfill_of_a_missing_topic_is_a_clear_error(broker: Broker, broker_b: 
 
 def test_backfill_then_streaming_is_exact_and_checkpoints_translate(cluster_factory: Any, broker: Broker,
                                                                     broker_b: Broker, unique: str) -> None:
-    backfill_then_streaming(cluster_factory, broker, broker_b, f"bfs{unique}", 8, 400_000, 16_000,
+    backfill_then_streaming(cluster_factory, broker, broker_b, f"bfs{unique}", 8, 40_000, 4_000,
                             {"spark.master": "local[2]", "spark.ui.enabled": "false"})
 
 
