@@ -34,7 +34,7 @@ def test_backfill_on_a_standalone_cluster_is_exact_and_hands_over(
         if bad:
             pytest.fail(f"{bad[0].get('trace', '')[-3000:]}\nexecutors:\n{spark.executor_logs()[-6000:]}")
 
-    done = backfill_then_streaming(cluster_factory, broker, broker_b, f"bfc{unique}", 4, 40_000, 4_000,
+    done = backfill_then_streaming(cluster_factory, broker, broker_b, f"bfc{unique}", 4, 20_000, 2_000,
                                    spark.driver_settings(), fail_fast, quiet=4)
     # the copy ran on the cluster: the master completed our application, and its executor left a log
     apps = [a for a in spark.completed_apps() if str(a.get("name", "")).startswith("pyconnect-backfill-A-B")]

@@ -2,16 +2,27 @@
 
 The driver (this task, in the worker) plans the ranges (or reloads the stored plan), starts a Spark
 session (`spark.master`, default local[*]; every `spark.*` key passed through), and runs one Spark
-job of one Spark task per partition range, several at once, so that a partition is never split
-across writers. When a range's job returns, the driver hands the partition over to streaming in one
-offsets write: its MirrorSource offset (end - 1, so the streaming task starts at `end` exactly) and
-the plan marked done. Progress is derived from the remote partitions' end offsets.
+job of one Spark task per partition range, so that a partition is never split across writers. At most
+`backfill.parallelism` ranges are in flight at once (0: Spark's default parallelism): a pool of that
+many driver threads, each waiting on one range's job. When a range's job returns, the driver hands the
+partition over to streaming in one offsets write: its MirrorSource offset (end - 1, so the streaming
+task starts at `end` exactly) and the plan marked done. Progress is derived from the remote partitions' end offsets.
+
+Invariants the exactly-once copy rests on (backfill_copy measures what landed and goes on from there):
+- One writer per range at a time. A range is one Spark task with one attempt (SINGLE_ATTEMPT: speculation
+  off, no retries; settings allowing more are refused at validation); a connector has one batch task; the
+  runs of one process take turns (_SPARK_LOCK), and a stopped run cancels its jobs and stops its session
+  (Spark ends the Python workers that copied) before the next run starts a session and measures again.
+- What landed is measured with ListOffsets(latest), the high watermark on Kafka. A broker answering less
+  (Tansu after a multi-record batch answers the last batch's base offset + 1) makes a resumed copy write
+  the rest of that batch again: its test harness keeps one record per batch.
 """
 
 from __future__ import annotations
 
 import logging
 import os
+import re
 import socket
 import sys
 import threading
@@ -32,10 +43,28 @@ from pyconnect.logging_context import context_thread
 log = logging.getLogger(__name__)
 
 _SPARK_LOCK = threading.Lock()  # one Spark context per process: backfills of one worker take turns
-SPARK_DEFAULTS = {"spark.ui.showConsoleProgress": "false", "spark.speculation": "false",
-                  # A retried attempt could overlap a dying one on the same partition; a failed job
-                  # fails the task instead, and the next run resumes from the target.
-                  "spark.task.maxFailures": "1"}
+SPARK_DEFAULTS = {"spark.ui.showConsoleProgress": "false"}
+# One attempt per range: a speculative or retried attempt measures what landed while an earlier attempt of
+# the same range may still have records in flight, and copies them again. A failed range fails the batch
+# task instead, and the next run resumes from the target. Settings that allow a second attempt are refused.
+SINGLE_ATTEMPT = {"spark.speculation": "false", "spark.task.maxFailures": "1"}
+_LOCAL_WITH_RETRIES = re.compile(r"local\[\s*(\*|\d+)\s*,\s*(\d+)\s*\]")
+_TWICE = "would let Spark run a range twice, and a second attempt copies again what the first one still had in flight"
+
+
+def refused_spark_settings(config: Mapping[str, str]) -> dict[str, str]:
+    """The connector's Spark settings that would allow a second attempt of a range, each with its reason
+    (MirrorSourceConnector.validate reports them on their keys)."""
+    refused = {}
+    if config.get("spark.speculation", "false").strip().lower() != "false":
+        refused["spark.speculation"] = f"speculative tasks {_TWICE}: leave it false"
+    if config.get("spark.task.maxFailures", "1").strip() != "1":
+        refused["spark.task.maxFailures"] = (f"retries {_TWICE}: leave it 1 (a failed range fails the batch "
+                                             "task; the next run resumes from the target)")
+    local = _LOCAL_WITH_RETRIES.fullmatch(config.get("spark.master", "").strip())
+    if local and int(local.group(2)) > 1:
+        refused["spark.master"] = f"local[N,F] with F > 1 retries failed tasks, which {_TWICE}: use local[N]"
+    return refused
 
 
 class SparkMasterUnreachable(RuntimeError):
@@ -87,7 +116,7 @@ class MirrorBackfillTask(BatchTask):
         if not pending:
             progress.finish()
             return
-        settings = {**SPARK_DEFAULTS, **self.cfg.spark_settings()}
+        settings = {**SPARK_DEFAULTS, **self.cfg.spark_settings(), **SINGLE_ATTEMPT}  # others: refused
         # PySpark starts executors' Python workers with $PYSPARK_PYTHON (spark.pyspark.python is only
         # read by spark-submit). Local mode defaults to this very interpreter, which has the
         # connector's dependencies; on a cluster, spark.pyspark.python names the executors' one.

@@ -188,8 +188,11 @@ BACKFILL = ConfigDef([
               "Needs PySpark (the spark image, or the `spark` extra).", validator=_spark_installed),
     ConfigKey("backfill.threshold.records", L, 100_000, M, "Partitions with a smaller backlog than this go "
               "straight to streaming replication.", validator=at_least(0)),
-    ConfigKey("backfill.parallelism", INT, 0, LOW, "Partitions copied at once (0: Spark's default parallelism). "
-              "A partition is never split, so that its order is kept.", validator=at_least(0)),
+    ConfigKey("backfill.parallelism", INT, 0, LOW, "Partition ranges copied at once: the backfill keeps this "
+              "many Spark jobs of one task (one whole range) running (0: Spark's default parallelism, e.g. 4 "
+              "for local[4], the executors' total cores, at least 2, on a cluster). A range is never split, so "
+              "that its order is kept: more than the partitions to copy, or than Spark's task slots, does not "
+              "help.", validator=at_least(0)),
     ConfigKey("spark.master", S, "local[*]", M, "Spark master URL of the backfill job; every other spark.* "
               "key is passed to the Spark session as is."),
 ])

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from connectors.mirror.acls import TopicAclSync
 from connectors.mirror.backfill_plan import candidates, stored_plans
-from connectors.mirror.backfill_task import MirrorBackfillTask
+from connectors.mirror.backfill_task import MirrorBackfillTask, refused_spark_settings
 from connectors.mirror.client_config import java_client_config
 from connectors.mirror.config import CONFIG_PREFIXES, MIRROR_KEYS, SOURCE, MirrorConfig
 from connectors.mirror.source_task import MirrorSourceTask
@@ -84,6 +84,8 @@ class MirrorSourceConnector(SourceConnector):
                 values["emit.offset-syncs.enabled"].errors.append(
                     f"Offset syncs are disabled, but {', '.join(offending)} is set")
         _check_deletions(config, values)
+        for key, reason in refused_spark_settings(config).items():
+            values.setdefault(key, ConfigValue(key, config.get(key))).errors.append(reason)
         if config.get("exactly.once.support") == "required" and not _reads_committed(config):
             # Kafka compares case-sensitively here; the framework adds its own error beside this one.
             values.setdefault("exactly.once.support", ConfigValue("exactly.once.support", "required")).errors.append(
