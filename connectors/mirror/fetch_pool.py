@@ -8,25 +8,35 @@ own connection and fetch session), each owning a share of the partitions, and wi
 fetches (FETCH_DEFAULTS).
 
 Invariants:
-- every assigned partition is read by exactly one consumer, from the position the task gives it, so
-  its messages come out in offset order (runs of consecutive messages per partition, as the runner's
-  run-based delivery and the offset syncs need); messages of different partitions may interleave;
+- with at most as many sessions as partitions, every assigned partition is read by exactly one consumer,
+  from the position the task gives it, so its messages come out in offset order (runs of consecutive
+  messages per partition, as the runner's run-based delivery and the offset syncs need); messages of
+  different partitions may interleave;
+- with more sessions than partitions (read-ahead: "auto" on a far link, fewer partitions than the round
+  trip calls for sessions), the sessions are dealt evenly over the partitions (`deal`), each session
+  reads one partition, and a partition with several reads them at staggered offset ranges
+  (read_ahead_sessions.py, read_ahead.py), which hand its messages out in offset order, with no gap and
+  no duplicate, exactly as one consumer would;
 - `consume` waits only while no consumer has anything queued, and never longer than its timeout;
 - each session's consumer has a group.id of its own (the task's, then `<group>-session-<n>`): with one
   group.id shared by several consumers of the same topic, Tansu 0.6.0 lost one record in the middle of a
   partition in 3 runs of 3 (tests/test_mirror_provenance.py::test_three_cluster_identity_mesh; 2 of 2
   passed with distinct groups); Kafka keys fetch sessions by connection, and the task commits no offsets
   to the group, so distinct groups cost nothing there;
-- the number of sessions is `fetch.sessions` if it is a number, never more than the task's partitions;
+- the number of sessions is `fetch.sessions` if it is a number, never more than the task's partitions
+  (a fixed count never reads ahead);
 - `fetch.sessions=auto` (the default) sizes them from the measured round trip to the source cluster
   (pyconnect/kafka/round_trip.py), `auto_sessions`: ONE session below LAN_RTT (10 ms) or when the link could not be
   measured, so a LAN copy reads exactly as a single consumer does (several sessions cost a LAN copy
-  speed); above it, one session per SESSION_RTT (25 ms) of round trip, at least 2, at most MAX_SESSIONS (8)
-  and never more than the task's partitions: one session moves one fetch answer per round trip, so the
-  bytes a task moves per second stay about the same as the round trip grows;
+  speed); above it, one session per SESSION_RTT (25 ms) of round trip, at least 2, at most MAX_SESSIONS (8),
+  whatever the task's partitions: one session moves one fetch answer per round trip, so the bytes a task
+  moves per second stay about the same as the round trip grows;
 - memory is bounded whatever the count: each of several sessions pre-fetches at most, and asks for at
   most, FETCH_BUDGET_KB / (2 x sessions) KB (16 MB at most each), so the task's fetch buffers stay
-  within FETCH_BUDGET_KB (128 MB); one session keeps librdkafka's 64 MB pre-fetch and a 16 MB fetch.
+  within FETCH_BUDGET_KB (128 MB); one session keeps librdkafka's 64 MB pre-fetch and a 16 MB fetch;
+  a read-ahead session pre-fetches at most READ_AHEAD_QUEUE_KB (4 MB) and its ranges hold at most
+  FETCH_BUDGET_KB / sessions of records (read_ahead_sessions.range_bytes), so FETCH_BUDGET_KB bounds
+  the ranges and 4 MB a session the pre-fetch.
 
 What the sessions leave unchanged (so the runner's guarantees hold as with one consumer): records of a
 partition are delivered in offset order, its offsets are committed only for records the target

@@ -31,16 +31,20 @@ Invariants (checked over generated logs, gaps and arrival orders by tests/unit/t
   `range_bytes` of records (its end is set from the mean record size seen so far), so the buffered
   messages stay under `sessions` x `range_bytes` plus one batch per session; the head is only read
   further while fewer than `head_limit` of its messages wait to be taken;
-- the tail: a range is opened ahead only when the high watermark is at least a whole range past its start
-  (`plan`), so a caught-up partition is followed by one session, as without read-ahead.
+- the tail: a range is opened ahead only when the high watermark is past its start (`plan`), so a
+  caught-up partition is followed by one session, as without read-ahead; a range whose end is beyond the
+  high watermark is read up to it and ends when the log grows past its end.
 """
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
+
+FIRST_RANGES = 1  # ranges opened before they get their full size (range_records)
 
 
 class Record(Protocol):
@@ -49,6 +53,12 @@ class Record(Protocol):
     def offset(self) -> int | None: ...
 
     def __len__(self) -> int: ...
+
+
+def _offset(message: Record) -> int:
+    offset = message.offset()
+    assert offset is not None  # records (not consumer errors, which the caller keeps out) have one
+    return offset
 
 
 @dataclass
@@ -60,7 +70,8 @@ class Range:
     session: int | None
     next: int | None = None  # the offset after the last message received (None: none yet)
     done: bool = False  # its session saw an offset >= end
-    messages: deque[Any] = field(default_factory=deque)
+    messages: deque[list[Any]] = field(default_factory=deque)  # batches as they arrived, in offset order
+    count: int = 0  # messages held
 
 
 class ReadAhead:
@@ -77,6 +88,7 @@ class ReadAhead:
         self.wasted_bytes = 0  # of which dropped: past a range's end, received twice, or stale
         self._kept_bytes = 0
         self._kept_count = 0
+        self._opened = 0  # ranges opened ahead so far
 
     def wants(self, session: int) -> bool:
         """Whether `session`'s messages should be read now: it reads a range that is not the head, or the
@@ -84,31 +96,39 @@ class ReadAhead:
         current = self.reading.get(session)
         if current is None:
             return True  # stale messages: dropped, so the consumer's queue does not hold them
-        return current is not self.ranges[0] or len(current.messages) < self.head_limit
+        return current is not self.ranges[0] or current.count < self.head_limit
 
     def arrive(self, session: int, messages: Sequence[Record]) -> None:
-        """Messages `session` consumed, in its order; kept in its range or counted as waste."""
+        """Messages `session` consumed, in its (increasing offset) order; kept in its range or counted as
+        waste. Whole batches at once: only the batch holding a range's end is cut."""
+        if not messages:
+            return
+        total = sum(map(len, messages))
+        self.read_bytes += total
         current = self.reading.get(session)
-        for i, message in enumerate(messages):
-            size = len(message)
-            self.read_bytes += size
-            offset = message.offset()
-            if current is None or offset is None or (current.next is not None and offset < current.next):
-                self.wasted_bytes += size
-                continue
-            if current.end is not None and offset >= current.end:
-                current.done = True  # everything below `offset` has arrived: the range is complete
-                self.wasted_bytes += sum(len(m) for m in messages[i:])
-                self.read_bytes += sum(len(m) for m in messages[i + 1:])
-                del self.reading[session]
-                self.idle.append(session)
-                return
-            if current.start is None:
-                current.start = offset
-            current.messages.append(message)
-            current.next = offset + 1
-            self._kept_bytes += size
-            self._kept_count += 1
+        if current is None:
+            self.wasted_bytes += total
+            return
+        low = 0 if current.next is None else bisect_left(messages, current.next, key=_offset)
+        high = len(messages)
+        if current.end is not None and _offset(messages[-1]) >= current.end:
+            high = max(low, bisect_left(messages, current.end, key=_offset))
+            current.done = True  # everything below the first offset >= end has arrived: the range is complete
+            del self.reading[session]
+            self.idle.append(session)
+        kept = messages[low:high]
+        if not kept:
+            self.wasted_bytes += total
+            return
+        kept_bytes = total if len(kept) == len(messages) else sum(map(len, kept))
+        self.wasted_bytes += total - kept_bytes
+        if current.start is None:
+            current.start = _offset(kept[0])
+        current.messages.append(list(kept))
+        current.count += len(kept)
+        current.next = _offset(kept[-1]) + 1
+        self._kept_bytes += kept_bytes
+        self._kept_count += len(kept)
 
     def take(self, max_records: int) -> list[Any]:
         """Up to `max_records` messages in offset order, from the head on (dropping completed ranges)."""
@@ -116,17 +136,27 @@ class ReadAhead:
         while len(out) < max_records:
             head = self.ranges[0]
             while head.messages and len(out) < max_records:
-                out.append(head.messages.popleft())
+                batch = head.messages[0]
+                room = max_records - len(out)
+                if len(batch) <= room:
+                    out.extend(head.messages.popleft())
+                else:
+                    out.extend(batch[:room])
+                    head.messages[0] = batch[room:]
+            head.count = sum(map(len, head.messages))
             if head.messages or not head.done or len(self.ranges) == 1:
                 break
             self.ranges.popleft()
         return out
 
     def range_records(self) -> int | None:
-        """Records per range: range_bytes at the mean size seen so far (None before any record)."""
+        """Records the next range is given (None before any record): range_bytes at the mean size seen so
+        far, the first one half of it: the head is delivered at one session's rate
+        while the others read ahead, so a short first range gets every session reading sooner."""
         if not self._kept_count:
             return None
-        return max(1, self.range_bytes * self._kept_count // max(1, self._kept_bytes))
+        share = self.range_bytes >> max(0, FIRST_RANGES - self._opened)
+        return max(1, share * self._kept_count // max(1, self._kept_bytes))
 
     def plan(self, high: int) -> list[tuple[int, int]]:
         """(session, offset) pairs to assign, given the partition's high watermark (-1: not known)."""
@@ -142,6 +172,7 @@ class ReadAhead:
         return moves
 
     def _give(self, target: Range, session: int) -> tuple[int, int]:
+        self._opened += 1
         target.session = session
         self.reading[session] = target
         assert target.start is not None
@@ -158,13 +189,13 @@ class ReadAhead:
         if size is None or last.start is None:
             return None
         if last.session is None:
-            if last is self.ranges[0] or high < last.start + size:
+            if last is self.ranges[0] or high <= last.start:
                 return None  # the head is given a session first (plan); the tail waits for data
             last.end = last.start + size
             self.ranges.append(Range(last.end, None, None))
             return self._give(last, self.idle.pop(0))
         split = (last.next if last.next is not None else last.start) + size
-        if high < split + size:
+        if high <= split:
             return None
         last.end = split
         ahead = Range(split, split + size, None)

@@ -10,6 +10,7 @@ is that the task sees exactly what that one consumer would (order, no gap, no du
 
 from __future__ import annotations
 
+import random
 from bisect import bisect_left
 from dataclasses import dataclass
 
@@ -72,16 +73,16 @@ def step(state: ReadAhead, log: Log, session: int, count: int) -> int:
 
 def check_bounds(state: ReadAhead, sessions: int, range_bytes: int, fetch_max: int, size: int) -> None:
     assert sum(1 for r in state.ranges if r.end is not None) <= sessions
-    ahead = sum(len(r.messages) for r in list(state.ranges)[1:]) * size
+    ahead = sum(r.count for r in list(state.ranges)[1:]) * size
     assert ahead <= sessions * (range_bytes + fetch_max * size)
 
 
 @settings(max_examples=examples(EXAMPLES), deadline=None, suppress_health_check=list(HealthCheck))
-@given(data=st.data(), sessions=st.integers(2, 8), size=st.integers(1, 50), range_records=st.integers(1, 40),
-       gaps=st.lists(st.integers(0, 3), min_size=0, max_size=300), base=st.integers(0, 10**6),
-       logical=st.booleans(), fetch_max=st.integers(1, 30))
+@given(seed=st.integers(0, 2**32 - 1), sessions=st.integers(2, 8), size=st.integers(1, 50),
+       range_records=st.integers(1, 40), gaps=st.lists(st.integers(0, 3), min_size=0, max_size=200),
+       base=st.integers(0, 10**6), logical=st.booleans(), fetch_max=st.integers(1, 30))
 def test_stitched_partition_is_the_log_in_order_once_within_the_bounds(
-        data: st.DataObject, sessions: int, size: int, range_records: int, gaps: list[int], base: int,
+        seed: int, sessions: int, size: int, range_records: int, gaps: list[int], base: int,
         logical: bool, fetch_max: int) -> None:
     offsets, at = [], base
     for gap in gaps:  # a gap of g: g offsets no consumer returns (compacted, or transaction markers)
@@ -94,11 +95,12 @@ def test_stitched_partition_is_the_log_in_order_once_within_the_bounds(
     log.assign(0, base)
     out: list[Rec] = []
     ended = 0
-    for _ in range(data.draw(st.integers(0, 200))):
-        if data.draw(st.booleans()):
-            ended += step(state, log, data.draw(st.integers(0, sessions - 1)), data.draw(st.integers(1, fetch_max)))
+    rnd = random.Random(seed)  # the arrival order: which session's fetch lands next, and the task's takes
+    for _ in range(rnd.randint(0, 200)):
+        if rnd.random() < 0.5:
+            ended += step(state, log, rnd.randrange(sessions), rnd.randint(1, fetch_max))
         else:
-            out.extend(state.take(data.draw(st.integers(1, 50))))
+            out.extend(state.take(rnd.randint(1, 50)))
         check_bounds(state, sessions, range_bytes, fetch_max, size)
     for _ in range(4 * len(offsets) + 10):  # then every session in turn until the log is delivered
         if len(out) == len(offsets):
@@ -122,26 +124,32 @@ def test_a_partition_with_a_long_backlog_is_read_by_every_session_and_wastes_at_
     log.assign(0, 0)
     out: list[Rec] = []
     used: set[int] = set()
+    ended = 0
     while len(out) < len(offsets):
         for session in range(4):
             if session in state.reading:
                 used.add(session)
-            step(state, log, session, 50)
+            ended += step(state, log, session, 50)
         out.extend(state.take(100))
     assert [r.at for r in out] == offsets
     assert used == {0, 1, 2, 3}
-    ranges = len(offsets) // 500
-    assert state.wasted_bytes <= ranges * 50 * 100
+    assert ended <= 1 + len(offsets) // 500  # the first ranges are shorter (read_ahead.FIRST_RANGES)
+    assert state.wasted_bytes <= ended * 50 * 100
     print(f"read {state.read_bytes} bytes, wasted {state.wasted_bytes} ({state.wasted_bytes / state.read_bytes:.1%})")
 
 
 def test_a_caught_up_partition_is_followed_by_one_session() -> None:
-    """No range is opened ahead while the log holds less than two ranges past the head: one session reads."""
+    """No range is opened ahead while the head has read up to the high watermark: one session follows the
+    tail; once the log grows past where the head has read, a range is opened ahead."""
     log = Log(list(range(150)), 10)
     state = ReadAhead(4, 100 * 10, 0)
     log.assign(0, 0)
     for _ in range(10):
-        step(state, log, 0, 20)
+        step(state, log, 0, 150)
         state.take(1000)
     assert list(state.reading) == [0] and state.wasted_bytes == 0
     assert state.ranges[0].end is None
+    log.offsets.extend(range(150, 400))
+    log.high = 400
+    step(state, log, 0, 1)
+    assert len(state.reading) > 1 and state.ranges[0].end is not None
