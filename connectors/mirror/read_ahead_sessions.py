@@ -16,15 +16,17 @@ Invariants, beyond read_ahead.py's:
 from __future__ import annotations
 
 import logging
+import threading
 from collections.abc import Sequence
 from typing import Any
 
 from connectors.mirror.read_ahead import ReadAhead
-from pyconnect.kafka.clients import assign, watermarks
+from pyconnect.kafka.clients import assign, broker_watermarks, watermarks
 
 log = logging.getLogger(__name__)
-READ_AHEAD_QUEUE_KB = 4096  # a read-ahead session's pre-fetch queue: about one Tansu fetch answer and a half
+READ_AHEAD_QUEUE_KB = 12288  # a read-ahead session's pre-fetch queue: four or five Tansu fetch answers
 MAX_RANGE_BYTES = 32 << 20
+CONNECT_TIMEOUT = 5.0  # seconds a task's start waits for its read-ahead sessions' connections
 
 
 def range_bytes(budget_kb: int, sessions: int) -> int:
@@ -49,6 +51,24 @@ class PartitionSessions:
         self.topic, self.partition, self.batch = topic, partition, batch
         self.state = ReadAhead(len(self.consumers), range_size, position if position >= 0 else None, batch)
         assign(self.consumers[0], [(topic, partition, position)])
+        self._connect(self.consumers[1:])
+
+    def _connect(self, consumers: Sequence[Any]) -> None:
+        """Open the idle sessions' connections to the partition's leader now, all at once (one ListOffsets
+        each; its answer is not used: Tansu's is wrong for multi-record batches): a session's first fetch
+        otherwise waits for bootstrap, metadata, connection and version requests, ~5 round trips (1 s at
+        200 ms), each time a range is opened. A session that cannot connect is left to do so later."""
+        def connect(consumer: Any) -> None:
+            try:
+                broker_watermarks(consumer, self.topic, self.partition, CONNECT_TIMEOUT)
+            except Exception as exc:  # noqa: BLE001 - a warm-up that failed is never fatal: the fetch retries
+                log.debug("read-ahead session could not reach %s-%d yet: %s", self.topic, self.partition, exc)
+        threads = [threading.Thread(target=connect, args=(c,), name="read-ahead-connect", daemon=True)
+                   for c in consumers]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(CONNECT_TIMEOUT + 1)
 
     def drain(self, max_records: int) -> list[Any]:
         """What the sessions have queued, moved into their ranges, and up to `max_records` of the head's."""
@@ -78,11 +98,13 @@ class PartitionSessions:
         self.state.arrive(session, [m for m in messages if m.error() is None])
         if was_reading and session not in self.state.reading:
             self.consumers[session].unassign()  # past its range's end: stop fetching
+            log.debug("session %d of %s-%d passed its range's end", session, self.topic, self.partition)
         return [m for m in messages if m.error() is not None]
 
     def _replan(self) -> None:
         for session, offset in self.state.plan(self.end_offsets()[1]):
             assign(self.consumers[session], [(self.topic, self.partition, offset)])
+            log.debug("session %d reads %s-%d from %d", session, self.topic, self.partition, offset)
 
     def end_offsets(self) -> tuple[int, int]:
         """(low, high) watermarks: the highest any session's last fetch saw (-1 if not known yet)."""
