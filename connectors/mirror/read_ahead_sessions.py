@@ -24,9 +24,9 @@ from connectors.mirror.read_ahead import ReadAhead
 from pyconnect.kafka.clients import assign, broker_watermarks, watermarks
 
 log = logging.getLogger(__name__)
-READ_AHEAD_QUEUE_KB = 12288  # a read-ahead session's pre-fetch queue: four or five Tansu fetch answers
+READ_AHEAD_QUEUE_KB = 6144  # a read-ahead session's pre-fetch queue: two Tansu fetch answers (one in flight)
 MAX_RANGE_BYTES = 32 << 20
-CONNECT_TIMEOUT = 5.0  # seconds a task's start waits for its read-ahead sessions' connections
+CONNECT_TIMEOUT = 5.0  # seconds a read-ahead session's first connection may take in the background
 
 
 def range_bytes(budget_kb: int, sessions: int) -> int:
@@ -54,21 +54,20 @@ class PartitionSessions:
         self._connect(self.consumers[1:])
 
     def _connect(self, consumers: Sequence[Any]) -> None:
-        """Open the idle sessions' connections to the partition's leader now, all at once (one ListOffsets
-        each; its answer is not used: Tansu's is wrong for multi-record batches): a session's first fetch
-        otherwise waits for bootstrap, metadata, connection and version requests, ~5 round trips (1 s at
-        200 ms), each time a range is opened. A session that cannot connect is left to do so later."""
+        """Open the idle sessions' connections to the partition's leader now, in the background and all at
+        once (one ListOffsets each; its answer is not used: Tansu's is wrong for multi-record batches): a
+        session's first fetch otherwise waits for bootstrap, metadata, connection and version requests, ~5
+        round trips (1 s at 200 ms), when its first range is opened. A session that cannot connect now
+        connects when it fetches. `close` waits for these threads before closing the consumers."""
         def connect(consumer: Any) -> None:
             try:
                 broker_watermarks(consumer, self.topic, self.partition, CONNECT_TIMEOUT)
             except Exception as exc:  # noqa: BLE001 - a warm-up that failed is never fatal: the fetch retries
                 log.debug("read-ahead session could not reach %s-%d yet: %s", self.topic, self.partition, exc)
-        threads = [threading.Thread(target=connect, args=(c,), name="read-ahead-connect", daemon=True)
-                   for c in consumers]
-        for thread in threads:
+        self._connecting = [threading.Thread(target=connect, args=(c,), name="read-ahead-connect", daemon=True)
+                            for c in consumers]
+        for thread in self._connecting:
             thread.start()
-        for thread in threads:
-            thread.join(CONNECT_TIMEOUT + 1)
 
     def drain(self, max_records: int) -> list[Any]:
         """What the sessions have queued, moved into their ranges, and up to `max_records` of the head's."""
@@ -117,5 +116,7 @@ class PartitionSessions:
             log.info("read-ahead of %s-%d with %d sessions: %.1f MB read, %.1f MB (%.1f%%) past range ends "
                      "or read twice", self.topic, self.partition, len(self.consumers), state.read_bytes / 1e6,
                      state.wasted_bytes / 1e6, 100 * state.wasted_bytes / state.read_bytes)
+        for thread in self._connecting:
+            thread.join(CONNECT_TIMEOUT + 1)  # a consumer is not closed under a request of another thread
         for consumer in self.consumers:
             consumer.close()
