@@ -34,9 +34,9 @@ Invariants:
 - memory is bounded whatever the count: each of several sessions pre-fetches at most, and asks for at
   most, FETCH_BUDGET_KB / (2 x sessions) KB (16 MB at most each), so the task's fetch buffers stay
   within FETCH_BUDGET_KB (128 MB); one session keeps librdkafka's 64 MB pre-fetch and a 16 MB fetch;
-  a read-ahead session pre-fetches at most READ_AHEAD_QUEUE_KB (6 MB) and a partition's ranges hold at
+  a read-ahead session pre-fetches at most READ_AHEAD_QUEUE_KB (4 MB) and a partition's ranges hold at
   most FETCH_BUDGET_KB / sessions of records each (read_ahead_sessions.range_bytes), so FETCH_BUDGET_KB
-  bounds the ranges (at most one per session) and 6 MB a session the pre-fetch (48 MB with 8).
+  bounds the ranges (at most one per session) and 4 MB a session the pre-fetch (32 MB with 8).
 
 What the sessions leave unchanged (so the runner's guarantees hold as with one consumer): records of a
 partition are delivered in offset order, its offsets are committed only for records the target
