@@ -1,7 +1,7 @@
 """One MirrorSource task with DEFAULT settings pulling from a source 50 ms away (100 ms RTT).
 
 `fetch.sessions=auto` (the default) measures the round trip to the source (pyconnect/kafka/round_trip.py)
-and opens one fetch session per 25 ms of it (connectors/mirror/fetch_pool.py): 4 here, one on the LAN.
+and opens one fetch session per 25 ms of it (connectors/mirror/fetch_pool.py): 4-5 here, one on the LAN.
 The goal is issue-defined (Kafka has no such test); the placement follows MM2's recommendation (Apache
 Kafka docs, connect/mirror: run MirrorMaker next to the target, consume across the link).
 
@@ -9,7 +9,8 @@ The source broker sits behind tests/harness/wan_proxy.py; the task (the real Mir
 the real SourceTaskRunner, as bench/mirror_source_bench.py drives it) copies a 20,000-record backlog
 with the proxy's delay at 0 and at 50 ms each way, twice each, alternating: the better delayed rate
 must be >= FLOOR (0.55x; see FLOOR) the better no-delay rate, and the copy must be byte-identical (key, value, headers,
-timestamp, partition and order).
+timestamp, partition and order). A task with ONE far partition reads it ahead with several sessions
+(connectors/mirror/read_ahead.py): its copy must be exact too, across transaction gaps in the offsets.
 """
 
 from __future__ import annotations
@@ -122,8 +123,9 @@ def test_one_far_partition_is_read_ahead_and_copied_exactly(far_source: FarBroke
     partition is read by several sessions at staggered offset ranges (connectors/mirror/read_ahead.py) and
     stitched back. The copy must be the source, record for record (key, value, headers, timestamp, in
     order, no gap, no duplicate) although the source's offsets have a gap after every transaction, and the
-    bytes read past the ranges' ends must stay small. Kafka defines the order (one partition, one consumer:
-    KafkaConsumer's contract); read-ahead is this project's own."""
+    bytes read past the ranges' ends must stay small. What the copy must equal is what MM2's task hands on:
+    connect/mirror/.../MirrorSourceTask.java polls ONE consumer, which returns a partition's records in offset
+    order and skips transaction markers (read_committed); read-ahead is this project's own way to get there."""
     caplog.set_level(logging.INFO, logger="connectors.mirror.read_ahead_sessions")
     topic = f"ahead{unique}"
     fill_in_transactions(far_source.bootstrap, topic)
