@@ -19,6 +19,7 @@ import logging
 import os
 import re
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -26,7 +27,13 @@ import pytest
 from confluent_kafka import Producer
 
 from connectors.mirror.fetch_pool import LAN_RTT
+from connectors.mirror.source_task import MirrorSourceTask
+from pyconnect.converters.builtin import byte_array
 from pyconnect.kafka.round_trip import round_trip
+from pyconnect.runtime.source.offset_stores import ConnectorOffsetStores
+from pyconnect.runtime.source.runner import RunnerSettings, SourceTaskRunner
+from pyconnect.storage.log import MemoryLog, MemoryTopic
+from pyconnect.storage.offset_store import OffsetStore
 from tests.harness.brokers import Broker
 from tests.harness.kafka_io import create_topic, read_partitions
 from tests.harness.wan_proxy import FarBroker, start_far_tansu
@@ -147,3 +154,49 @@ def test_one_far_partition_is_read_ahead_and_copied_exactly(far_source: FarBroke
           f"{read:.1f} MB read, {wasted:.1f} MB past range ends")
     assert sessions >= 4
     assert wasted <= 0.25 * read
+
+
+def run_until(far: FarBroker, target: Broker, topic: str, offsets: OffsetStore, done: int, timeout: float) -> None:
+    """One default-settings task (the real runner) copying `topic`-0 until its committed source offset is at
+    least `done`, then stopped (the task's stop closes its read-ahead sessions with ranges still buffered)."""
+    config = {"connector.class": "MirrorSourceConnector", "source.cluster.alias": "A", "target.cluster.alias": "B",
+              "source.cluster.bootstrap.servers": far.bootstrap, "target.cluster.bootstrap.servers": target.bootstrap,
+              "task.assigned.partitions": f"{topic}-0"}
+    settings = RunnerSettings({"bootstrap.servers": target.bootstrap}, byte_array, byte_array, 0.1, 5.0, 10.0)
+    runner = SourceTaskRunner("wan", 0, MirrorSourceTask(), config, ConnectorOffsetStores(offsets), settings,
+                              lambda _s, trace: None)
+    runner.start()
+    deadline = time.monotonic() + timeout
+    try:
+        while (offsets.get("wan", {"cluster": "A", "partition": 0, "topic": topic}) or {"offset": -1})["offset"] < done:
+            assert runner.state != "FAILED" and time.monotonic() < deadline, f"task {runner.state} before {done}"
+            time.sleep(0.01)  # polling the committed offset under the deadline
+    finally:
+        runner.stop()
+        assert runner.join(30)
+
+
+def test_a_task_stopped_while_reading_ahead_resumes_with_no_gap(far_source: FarBroker, broker_b: Broker,
+                                                                unique: str) -> None:
+    """Stopped mid-copy with ranges read ahead but not delivered, a task restarted from its committed offset
+    copies the rest: the target holds every source record, in order, and re-copies at most what was not yet
+    committed (Connect's at-least-once restart, WorkerSourceTask's offset commit after the producer's ack)."""
+    topic = f"stop{unique}"
+    fill_in_transactions(far_source.bootstrap, topic)
+    create_topic(broker_b.bootstrap, f"A.{topic}", 1)
+    source = read_partitions(far_source.bootstrap, topic, ONE_PARTITION_RECORDS)[0]
+    far_source.proxy.set_delay(ONE_WAY_MS)
+    offsets = OffsetStore(MemoryLog(MemoryTopic(25)))
+    offsets.start()
+    run_until(far_source, broker_b, topic, offsets, source[ONE_PARTITION_RECORDS // 4][0], 60)
+    run_until(far_source, broker_b, topic, offsets, source[-1][0], 60)
+    far_source.proxy.set_delay(0)
+    copied = read_partitions(broker_b.bootstrap, f"A.{topic}", ONE_PARTITION_RECORDS)[0]
+    indexes = [int(r[3][0][1]) for r in copied]  # header h: the record's index in the source
+    restart = next((i for i in range(1, len(indexes)) if indexes[i] <= indexes[i - 1]), len(indexes))
+    assert indexes[:restart] == list(range(restart)), "the first task's copy has a gap or a duplicate"
+    resumed = indexes[restart:]
+    assert resumed == list(range(resumed[0], ONE_PARTITION_RECORDS)) if resumed else restart == ONE_PARTITION_RECORDS
+    assert not resumed or resumed[0] >= ONE_PARTITION_RECORDS // 4 - 10_000  # re-copied at most a poll's batch
+    assert [r[1:] for r in copied[restart:]] == [r[1:] for r in source[ONE_PARTITION_RECORDS - len(resumed):]]
+    print(f"{len(copied)} records copied across a stop, {restart - (resumed[0] if resumed else restart)} twice")
