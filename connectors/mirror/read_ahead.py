@@ -21,9 +21,9 @@ Invariants (checked over generated logs, gaps and arrival orders by tests/unit/t
   order, each exactly once, with no message of the log between the start and the last one returned left
   out: a range's messages are handed out only while it is the head, and the head is dropped only once its
   session saw an offset >= its end (everything below that offset has arrived) or it was emptied;
-- a message below what its range has already received (`next`), or at or past a bounded range's end, is
-  dropped and counted as waste (`wasted_bytes`), as is anything a session without a range delivers
-  (stale data of its previous range): it is a byte fetched twice or past a range;
+- a message below what its range has already received (`next`) or below its start, or at or past a bounded
+  range's end, is dropped and counted as waste (`wasted_bytes`), as is anything a session without a range
+  delivers (stale data of its previous range): it is a byte fetched twice or outside its range;
 - bounded waste: a session stops at the first offset >= its range's end; what it fetched beyond that (the
   rest of the fetch answer holding the end, and the fetch in flight when the caller noticed) is the waste:
   at most about two fetch answers per range, so at most ~2 answers / `range_bytes` of the bytes read;
@@ -109,7 +109,10 @@ class ReadAhead:
         if current is None:
             self.wasted_bytes += total
             return
-        low = 0 if current.next is None else bisect_left(messages, current.next, key=_offset)
+        # below what the range holds, or below its start (a session whose offset was out of range and that
+        # auto.offset.reset sent back to the log's start): dropped, as waste
+        floor = current.next if current.next is not None else current.start
+        low = 0 if floor is None else bisect_left(messages, floor, key=_offset)
         high = len(messages)
         if current.end is not None and _offset(messages[-1]) >= current.end:
             high = max(low, bisect_left(messages, current.end, key=_offset))

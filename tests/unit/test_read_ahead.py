@@ -153,3 +153,17 @@ def test_a_caught_up_partition_is_followed_by_one_session() -> None:
     log.high = 400
     step(state, log, 0, 1)
     assert len(state.reading) > 1 and state.ranges[0].end is not None
+
+
+def test_records_below_a_range_or_delivered_twice_are_dropped_as_waste() -> None:
+    """A session sent back below its range (auto.offset.reset after an out-of-range offset) or repeating
+    what it delivered: nothing below the range's start or its last record is handed on twice."""
+    state = ReadAhead(2, 10 * 10, 0)
+    state.arrive(0, [Rec(o, 10) for o in range(5)])
+    assert [r.at for r in state.take(100)] == [0, 1, 2, 3, 4]
+    moves = state.plan(100)
+    assert moves == [(1, 5 + 5)]  # the head bounded at 10 (half a range past it), session 1 from 10
+    state.arrive(1, [Rec(o, 10) for o in range(0, 14)])  # reset to the log's start: 0..9 are not its range
+    state.arrive(0, [Rec(o, 10) for o in range(3, 11)])  # 3, 4 again, then 5..9, then 10: the head's end
+    assert [r.at for r in state.take(100)] == list(range(5, 14))
+    assert state.wasted_bytes == (10 + 2 + 1) * 10
