@@ -8,25 +8,35 @@ own connection and fetch session), each owning a share of the partitions, and wi
 fetches (FETCH_DEFAULTS).
 
 Invariants:
-- every assigned partition is read by exactly one consumer, from the position the task gives it, so
-  its messages come out in offset order (runs of consecutive messages per partition, as the runner's
-  run-based delivery and the offset syncs need); messages of different partitions may interleave;
+- with at most as many sessions as partitions, every assigned partition is read by exactly one consumer,
+  from the position the task gives it, so its messages come out in offset order (runs of consecutive
+  messages per partition, as the runner's run-based delivery and the offset syncs need); messages of
+  different partitions may interleave;
+- with more sessions than partitions (read-ahead: "auto" on a far link, fewer partitions than the round
+  trip calls for sessions), the sessions are dealt evenly over the partitions (`deal`), each session
+  reads one partition, and a partition with several reads them at staggered offset ranges
+  (read_ahead_sessions.py, read_ahead.py), which hand its messages out in offset order, with no gap and
+  no duplicate, exactly as one consumer would;
 - `consume` waits only while no consumer has anything queued, and never longer than its timeout;
 - each session's consumer has a group.id of its own (the task's, then `<group>-session-<n>`): with one
   group.id shared by several consumers of the same topic, Tansu 0.6.0 lost one record in the middle of a
   partition in 3 runs of 3 (tests/test_mirror_provenance.py::test_three_cluster_identity_mesh; 2 of 2
   passed with distinct groups); Kafka keys fetch sessions by connection, and the task commits no offsets
   to the group, so distinct groups cost nothing there;
-- the number of sessions is `fetch.sessions` if it is a number, never more than the task's partitions;
+- the number of sessions is `fetch.sessions` if it is a number, never more than the task's partitions
+  (a fixed count never reads ahead);
 - `fetch.sessions=auto` (the default) sizes them from the measured round trip to the source cluster
   (pyconnect/kafka/round_trip.py), `auto_sessions`: ONE session below LAN_RTT (10 ms) or when the link could not be
   measured, so a LAN copy reads exactly as a single consumer does (several sessions cost a LAN copy
-  speed); above it, one session per SESSION_RTT (25 ms) of round trip, at least 2, at most MAX_SESSIONS (8)
-  and never more than the task's partitions: one session moves one fetch answer per round trip, so the
-  bytes a task moves per second stay about the same as the round trip grows;
+  speed); above it, one session per SESSION_RTT (25 ms) of round trip, at least 2, at most MAX_SESSIONS (8),
+  whatever the task's partitions: one session moves one fetch answer per round trip, so the bytes a task
+  moves per second stay about the same as the round trip grows;
 - memory is bounded whatever the count: each of several sessions pre-fetches at most, and asks for at
   most, FETCH_BUDGET_KB / (2 x sessions) KB (16 MB at most each), so the task's fetch buffers stay
-  within FETCH_BUDGET_KB (128 MB); one session keeps librdkafka's 64 MB pre-fetch and a 16 MB fetch.
+  within FETCH_BUDGET_KB (128 MB); one session keeps librdkafka's 64 MB pre-fetch and a 16 MB fetch;
+  a read-ahead session pre-fetches at most READ_AHEAD_QUEUE_KB (4 MB) and a partition's ranges hold at
+  most FETCH_BUDGET_KB / sessions of records each (read_ahead_sessions.range_bytes), so FETCH_BUDGET_KB
+  bounds the ranges (at most one per session) and 4 MB a session the pre-fetch (32 MB with 8).
 
 What the sessions leave unchanged (so the runner's guarantees hold as with one consumer): records of a
 partition are delivered in offset order, its offsets are committed only for records the target
@@ -40,6 +50,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from connectors.mirror.read_ahead_sessions import PartitionSessions, range_bytes, read_ahead_conf
 from pyconnect.kafka.clients import assign, consume_available, watermarks
 
 AUTO = "auto"  # fetch.sessions' default: sized from the measured round trip (auto_sessions)
@@ -73,10 +84,9 @@ def validate_sessions(_name: str, value: object) -> str | None:
 
 def auto_sessions(rtt: float | None, partitions: int) -> int:
     """Sessions for a task of `partitions` partitions whose source answers in `rtt` seconds (None: unknown)."""
-    if rtt is None or rtt < LAN_RTT or partitions <= 1:
+    if rtt is None or rtt < LAN_RTT or partitions < 1:
         return 1
-    wanted = max(2, math.ceil(rtt / SESSION_RTT - 1e-9))
-    return min(wanted, MAX_SESSIONS, partitions)
+    return min(max(2, math.ceil(rtt / SESSION_RTT - 1e-9)), MAX_SESSIONS)
 
 
 def session_fetch_kb(sessions: int) -> int:
@@ -104,10 +114,12 @@ def fetch_defaults(user: Mapping[str, str], sessions: int = 2) -> dict[str, str]
 
 
 def session_count(configured: int | None, partitions: int, rtt: float | None = None) -> int:
-    """How many consumers read `partitions` partitions (at least one, at most one per partition):
-    `configured` if set, else sized from the round trip `rtt` (auto_sessions)."""
-    wanted = configured if configured is not None else auto_sessions(rtt, partitions)
-    return max(1, min(wanted, partitions))
+    """How many consumers read `partitions` partitions (at least one): `configured` if set (at most one
+    per partition), else sized from the round trip `rtt` (auto_sessions: more than the partitions means
+    read-ahead, several sessions on one partition)."""
+    if configured is None:
+        return auto_sessions(rtt, partitions)
+    return max(1, min(configured, partitions))
 
 
 def split(positions: Sequence[tuple[str, int, int]], sessions: int) -> list[list[tuple[str, int, int]]]:
@@ -115,29 +127,103 @@ def split(positions: Sequence[tuple[str, int, int]], sessions: int) -> list[list
     return [list(positions[i::sessions]) for i in range(sessions)]
 
 
-class FetchPool:
-    """A task's consumers, polled as one: `consume` returns what any of them has queued."""
+def deal(sessions: int, partitions: int) -> list[int]:
+    """Sessions per partition when there are more sessions than partitions: as even as can be, at least 1."""
+    return [sessions // partitions + (1 if i < sessions % partitions else 0) for i in range(partitions)]
 
-    def __init__(self, new_consumer: Callable[[int], Any], positions: Sequence[tuple[str, int, int]],
-                 sessions: int) -> None:
-        self.consumers: list[Any] = []
-        self._owner: dict[tuple[str, int], Any] = {}
+
+class _Plain:
+    """One consumer reading whole partitions (each partition by this consumer alone)."""
+
+    def __init__(self, consumer: Any, share: Sequence[tuple[str, int, int]]) -> None:
+        self.consumer = consumer
+        assign(consumer, share)
+
+    def drain(self, max_records: int) -> list[Any]:
+        return list(self.consumer.consume(max_records, 0))
+
+    def wait(self, timeout: float, max_records: int) -> list[Any]:
+        return consume_available(self.consumer, max_records, timeout)
+
+    def end_offsets(self, topic: str, partition: int) -> tuple[int, int]:
+        return watermarks(self.consumer, topic, partition)
+
+    def close(self) -> None:
+        self.consumer.close()
+
+
+class _ReadAhead:
+    """PartitionSessions under _Plain's interface."""
+
+    def __init__(self, sessions: PartitionSessions) -> None:
+        self.sessions = sessions
+
+    def drain(self, max_records: int) -> list[Any]:
+        return self.sessions.drain(max_records)
+
+    def wait(self, timeout: float, max_records: int) -> list[Any]:
+        return self.sessions.wait(timeout, max_records)
+
+    def end_offsets(self, _topic: str, _partition: int) -> tuple[int, int]:
+        return self.sessions.end_offsets()
+
+    def close(self) -> None:
+        self.sessions.close()
+
+
+Source = _Plain | _ReadAhead
+
+
+class FetchPool:
+    """A task's consumers, polled as one: `consume` returns what any of them has queued. With more sessions
+    than partitions, a partition is read ahead by several sessions (read_ahead_sessions.py)."""
+
+    def __init__(self, new_consumer: Callable[[int, Mapping[str, str]], Any],
+                 positions: Sequence[tuple[str, int, int]], sessions: int) -> None:
+        self.sources: list[Source] = []
+        self._owner: dict[tuple[str, int], Source] = {}
+        self._made = 0
+        self._new_consumer = new_consumer
         try:
-            for index, share in enumerate(split(positions, sessions)):
-                consumer = new_consumer(index)
-                self.consumers.append(consumer)
-                assign(consumer, share)
-                for topic, partition, _ in share:
-                    self._owner[(topic, partition)] = consumer
+            if sessions <= len(positions):
+                for share in split(positions, sessions):
+                    self._add(_Plain(self._consumer({}), share), share)
+            else:
+                self._read_ahead(positions, sessions)
         except Exception:
             self.close()
             raise
         self._next = 0
 
+    def _consumer(self, conf: Mapping[str, str]) -> Any:
+        self._made += 1
+        return self._new_consumer(self._made - 1, conf)
+
+    def _add(self, source: Source, share: Sequence[tuple[str, int, int]]) -> None:
+        self.sources.append(source)
+        for topic, partition, _ in share:
+            self._owner[(topic, partition)] = source
+
+    def _read_ahead(self, positions: Sequence[tuple[str, int, int]], sessions: int) -> None:
+        size = range_bytes(FETCH_BUDGET_KB, sessions)
+        for (topic, partition, offset), count in zip(positions, deal(sessions, len(positions)), strict=True):
+            if count == 1:
+                self._add(_Plain(self._consumer({}), [(topic, partition, offset)]), [(topic, partition, offset)])
+                continue
+            consumers: list[Any] = []
+            try:
+                consumers.extend(self._consumer(read_ahead_conf(size)) for _ in range(count))
+                group = PartitionSessions(consumers, topic, partition, offset, size)
+            except Exception:
+                for consumer in consumers:
+                    consumer.close()
+                raise
+            self._add(_ReadAhead(group), [(topic, partition, offset)])
+
     def consume(self, max_records: int, timeout: float) -> list[Any]:
         """Up to `max_records` messages from the consumers in turn, waiting up to `timeout` for the first."""
-        if len(self.consumers) == 1:
-            return consume_available(self.consumers[0], max_records, timeout)
+        if len(self.sources) == 1:
+            return self.sources[0].wait(timeout, max_records)
         deadline = time.monotonic() + timeout
         while True:
             out = self._drain(max_records)
@@ -146,27 +232,26 @@ class FetchPool:
             left = deadline - time.monotonic()
             if left <= 0:
                 return out
-            first = self.consumers[self._next].poll(min(left, WAIT_SLICE))
-            if first is not None:
-                rest = self._drain(max_records - 1)
-                return [first, *rest]  # `first` precedes anything its consumer had queued since
+            out = self.sources[self._next].wait(min(left, WAIT_SLICE), max_records)
+            if out:
+                return out
 
     def _drain(self, max_records: int) -> list[Any]:
         """What the consumers have queued, starting with the next in turn (no waiting)."""
         out: list[Any] = []
-        count = len(self.consumers)
+        count = len(self.sources)
         for k in range(count):
             if len(out) >= max_records:
                 break
-            out.extend(self.consumers[(self._next + k) % count].consume(max_records - len(out), 0))
+            out.extend(self.sources[(self._next + k) % count].drain(max_records - len(out)))
         self._next = (self._next + 1) % count
         return out
 
     def end_offsets(self, topic: str, partition: int) -> tuple[int, int]:
-        """The partition's (low, high) watermarks from its consumer's last fetch (-1 if not known yet);
+        """The partition's (low, high) watermarks from its consumers' last fetch (-1 if not known yet);
         safe from another thread while the pool is open."""
-        return watermarks(self._owner[(topic, partition)], topic, partition)
+        return self._owner[(topic, partition)].end_offsets(topic, partition)
 
     def close(self) -> None:
-        for consumer in self.consumers:
-            consumer.close()
+        for source in self.sources:
+            source.close()

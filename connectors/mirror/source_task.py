@@ -109,9 +109,10 @@ class MirrorSourceTask(MessageRunTask):
             self._start_next[(topic, partition)] = max(-1, positions[-1][2])
         self._consumer_stats: list[ClientStats] = []
 
-        def new_session(index: int) -> Any:
-            conf = {**consumer_conf, "client.id": f"{self.cfg.source}->{self.cfg.target}|MirrorSourceConnector|"
-                                                  f"replication-consumer-{next(_CONSUMER_SEQ)}"}
+        def new_session(index: int, session_conf: Mapping[str, str]) -> Any:
+            conf = {**consumer_conf, **session_conf, **user,
+                    "client.id": f"{self.cfg.source}->{self.cfg.target}|MirrorSourceConnector|"
+                                 f"replication-consumer-{next(_CONSUMER_SEQ)}"}
             if index:  # each session a group of its own (fetch_pool.py's invariants: a Tansu bug otherwise)
                 conf["group.id"] = f"{consumer_conf['group.id']}-session-{index}"
             stats = ClientStats("consumer", conf["client.id"])
@@ -121,9 +122,9 @@ class MirrorSourceTask(MessageRunTask):
 
     def _session_count(self, conf: Mapping[str, str]) -> int:
         """`fetch.sessions`, or for "auto" the count the measured round trip to the source calls for
-        (fetch_pool.auto_sessions; a task of one partition reads with one session and measures nothing)."""
+        (fetch_pool.auto_sessions; more sessions than partitions read a partition ahead)."""
         configured = parse_sessions(self.cfg["fetch.sessions"])
-        if configured is not None or len(self.assigned) <= 1:
+        if configured is not None or not self.assigned:
             return session_count(configured, len(self.assigned))
         rtt = round_trip(conf, self.assigned[0][0])
         sessions = session_count(None, len(self.assigned), rtt)

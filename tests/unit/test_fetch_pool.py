@@ -11,10 +11,12 @@ from connectors.mirror.fetch_pool import (
     LAN_RTT,
     MAX_SESSIONS,
     auto_sessions,
+    deal,
     fetch_defaults,
     session_count,
     split,
 )
+from connectors.mirror.read_ahead_sessions import range_bytes, read_ahead_conf
 from pyconnect.api.config import ConfigException
 
 
@@ -26,21 +28,40 @@ def test_every_partition_goes_to_exactly_one_session() -> None:
 
 
 @pytest.mark.parametrize(("configured", "partitions", "rtt", "expected"), [
-    (None, 1, 0.2, 1), (None, 4, 0.0005, 1), (None, 4, None, 1), (None, 0, 0.1, 1), (2, 25, 0.0, 2), (8, 3, 0.2, 3),
-    (1, 25, 0.2, 1), (None, 4, 0.1, 4), (None, 25, 0.05, 2), (None, 25, 0.2, 8)])
-def test_session_count_is_configured_or_sized_from_the_round_trip_and_never_above_the_partitions(
+    (None, 1, 0.2, 8), (None, 1, 0.005, 1), (None, 1, 0.1, 4), (None, 4, 0.2, 8), (None, 4, 0.0005, 1),
+    (None, 4, None, 1), (None, 0, 0.1, 1), (2, 25, 0.0, 2), (8, 3, 0.2, 3), (1, 25, 0.2, 1), (None, 4, 0.1, 4),
+    (None, 25, 0.05, 2), (None, 25, 0.2, 8)])
+def test_session_count_is_configured_or_sized_from_the_round_trip_and_auto_may_read_ahead(
         configured: int | None, partitions: int, rtt: float | None, expected: int) -> None:
     assert session_count(configured, partitions, rtt) == expected
 
 
 def test_auto_sessions_keep_one_on_a_lan_and_grow_with_the_round_trip_within_the_bound() -> None:
-    """The sizing rule (fetch_pool.py): 1 below LAN_RTT, then one per 25 ms, 2..MAX_SESSIONS, <= partitions."""
+    """The sizing rule (fetch_pool.py): 1 below LAN_RTT, then one per 25 ms, 2..MAX_SESSIONS, whatever the
+    partitions (more sessions than partitions read a partition ahead)."""
     assert auto_sessions(LAN_RTT * 0.99, 64) == 1
     assert auto_sessions(LAN_RTT, 64) == 2
     assert [auto_sessions(ms / 1000, 64) for ms in (20, 50, 51, 100, 150, 200, 1000)] == [2, 2, 3, 4, 6, 8, 8]
     counts = [auto_sessions(ms / 1000, 64) for ms in range(0, 1000)]
     assert counts == sorted(counts) and max(counts) == MAX_SESSIONS
-    assert all(auto_sessions(ms / 1000, parts) <= max(parts, 1) for ms in range(0, 400, 7) for parts in range(0, 12))
+    assert all(auto_sessions(ms / 1000, parts) == auto_sessions(ms / 1000, 64)
+               for ms in range(0, 400, 7) for parts in range(1, 12))
+    assert auto_sessions(0.2, 0) == 1
+
+
+@pytest.mark.parametrize(("sessions", "partitions"), [(8, 1), (8, 3), (4, 4), (5, 2), (8, 7)])
+def test_read_ahead_deals_the_sessions_evenly_over_the_partitions(sessions: int, partitions: int) -> None:
+    counts = deal(sessions, partitions)
+    assert sum(counts) == sessions and max(counts) - min(counts) <= 1 and min(counts) >= 1
+
+
+@pytest.mark.parametrize("sessions", range(2, MAX_SESSIONS + 1))
+def test_read_ahead_ranges_stay_within_the_fetch_budget(sessions: int) -> None:
+    size = range_bytes(FETCH_BUDGET_KB, sessions)
+    assert sessions * size <= FETCH_BUDGET_KB * 1024 and size >= 8 << 20
+    conf = read_ahead_conf(size)
+    assert int(conf["max.partition.fetch.bytes"]) <= size // 4
+    assert sessions * int(conf["queued.max.messages.kbytes"]) <= FETCH_BUDGET_KB  # librdkafka's pre-fetch
 
 
 @pytest.mark.parametrize("sessions", range(2, MAX_SESSIONS + 1))
