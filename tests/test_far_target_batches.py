@@ -70,16 +70,20 @@ def copy(source: Broker, far: FarBroker, topic: str, producer: dict[str, str]) -
     """Copy `topic` to the far target with these producer settings; the sizes of the requests sent."""
     fill(source.bootstrap, topic)
     far.proxy.set_delay(ONE_WAY_MS)
-    requests, log = Requests(), logging.getLogger()
-    level = log.level
+    # On librdkafka's own logger (pyconnect/kafka/clients.py), whatever an earlier test in this process left on
+    # the root logger or on this one's level: its debug lines reach the handler only at DEBUG.
+    requests, log = Requests(), logging.getLogger("librdkafka")
+    level, disabled = log.level, logging.root.manager.disable
     log.addHandler(requests)
-    log.setLevel(logging.DEBUG)  # librdkafka's debug lines reach the handler only at DEBUG
+    log.setLevel(logging.DEBUG)
+    logging.disable(logging.NOTSET)
     try:
         mirror_task(source.bootstrap, far.bootstrap, topic, RECORDS, 1, consumer={},
                     producer={"debug": "protocol", **producer})
     finally:
         log.removeHandler(requests)
         log.setLevel(level)
+        logging.disable(disabled)
         far.proxy.set_delay(0)
     return [s for s in requests.sizes if s > 10_000]  # the data requests, not the warm-up's
 

@@ -27,6 +27,7 @@ import yaml
 from connectors.mirror.config import SOURCE, MirrorConfig
 from pyconnect.testing.tls import CertificateAuthority
 from tests.harness.brokers import Broker, free_port
+from tests.harness.faults import own_brokers
 from tests.harness.helm_chart import CHART, by_kind, render_values
 from tests.harness.kafka_io import create_topic
 from tests.harness.workers import REPO, wait_for
@@ -97,11 +98,20 @@ def test_rack_init_writes_the_nodes_zone(node_api: dict[str, str], tmp_path: Pat
     assert refused.returncode == 1 and "token" in refused.stderr and "Traceback" not in refused.stderr
 
 
-def test_rendered_connector_states_tasks_and_rack_take_effect(broker: Broker, broker_b: Broker, tmp_path: Path,
+@pytest.fixture
+def own_ab() -> Iterator[list[Broker]]:
+    """Brokers of this test's own: the PAUSED and STOPPED states it writes to flow A->B's config topic outlive
+    the process, and on the session's shared brokers they held a later test's A->B connectors paused."""
+    with own_brokers("helmA", "helmB") as brokers:
+        yield brokers
+
+
+def test_rendered_connector_states_tasks_and_rack_take_effect(own_ab: list[Broker], tmp_path: Path,
                                                               node_api: dict[str, str]) -> None:
     """The ci value set's mm2.properties run with the Deployment's arguments: the source connector runs 3 tasks
     (tasksMax 3 on a 4-partition topic), the checkpoint connector is PAUSED and the heartbeat connector
     STOPPED (their states), and the source consumers carry the node's zone as client.rack."""
+    broker, broker_b = own_ab
     create_topic(broker.bootstrap, f"orders{uuid.uuid4().hex[:6]}", 4)
     port = free_port()
     docs = render_values(chart_values(VALUES, broker_b, broker, port))

@@ -263,10 +263,22 @@ def origin(value: bytes) -> str:
     return "ABC"[int(value.rsplit(b":", 1)[1]) // 1000]
 
 
-def test_three_cluster_identity_mesh(tmp_path: Path, broker: Broker, broker_b: Broker, broker_c: Broker) -> None:
+@pytest.fixture
+def own_ab() -> Iterator[list[Broker]]:
+    """A and B of the mesh's own: on the session's shared brokers the flows' config topics still held the ring
+    tests' connector configs, and the mesh's herders started those first (tasks of another topic, and a C->A
+    task bound for a C that was gone)."""
+    brokers = [start_broker("meshA", 0), start_broker("meshB", 1)]
+    yield brokers
+    for b in brokers:
+        b.stop()
+
+
+def test_three_cluster_identity_mesh(tmp_path: Path, own_ab: list[Broker], broker_c: Broker) -> None:
     """A, B and C each replicate `t` to the other two under its own name, producers on all
     three. Every cluster ends with each record exactly once, the counts stay put for 30 s, and a group that
     consumed part of the topic on A fails over to B at the offsets the checkpoint connector committed there."""
+    broker, broker_b = own_ab
     t = f"mesh{uuid.uuid4().hex[:6]}"
     named = {"A": broker, "B": broker_b, "C": broker_c}
     group = f"app-{t}"
