@@ -43,6 +43,12 @@ BROKER_COMMAND_MODULES = frozenset({"test_broker_cli", "test_demo"})
 SERIAL_MODULES = frozenset({
     "test_rest_load", "test_offset_sync_cost", "test_wan", "test_scale", "test_scale_cost",
     "test_worker_cluster", "test_topic_log", "test_console_bench", "test_bad_input", "test_shutdown",
+    # poll waits and a commit inside a 30 s poll; a restart that must land mid-copy; a zombie's lease expiry
+    "test_mirror_poll_timeout", "test_backfill_restart", "test_exactly_once",
+    # six flows in one process with producers on three clusters: under the parallel phase's load (3 workers on
+    # 2 cores) a record went missing on one cluster in 2 CI runs of 3, never in 15 runs alone (cause unknown:
+    # the failure message names the records and the mirror's warnings)
+    "test_mirror_provenance",
 })
 
 

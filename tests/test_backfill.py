@@ -116,9 +116,10 @@ def test_spark_failures_fail_only_the_batch_task(cluster_factory: Any, broker: B
             "spark.ui.enabled": "false", "replication.policy.separator": f".{name}.", **extra})}
         ).status_code == 201
     for name, (_extra, reason) in cases.items():
+        # Both tasks reported (under load the batch task can fail before the streaming task's first status).
         status = wait_for(lambda name=name: (lambda s: s if any(task["state"] == "FAILED" for task in s["tasks"])
-                                             else None)(w.request("GET", f"/connectors/{name}/status").json()),
-                          120, f"{name}: the batch task FAILED")
+                                             and len(s["tasks"]) == 2 else None)(
+            w.request("GET", f"/connectors/{name}/status").json()), 120, f"{name}: the batch task FAILED")
         failed = [task for task in status["tasks"] if task["state"] == "FAILED"]
         assert len(failed) == 1 and reason in failed[0]["trace"], failed
         assert status["connector"]["state"] == "RUNNING"
