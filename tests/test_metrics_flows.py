@@ -71,8 +71,20 @@ def launch(where: Path, named: dict[str, Broker], topic: str, filters: str, grou
 
 
 @pytest.fixture(scope="module")
-def two_flows(tmp_path_factory: pytest.TempPathFactory, broker: Broker, broker_b: Broker,
+def own_ab() -> Iterator[list[Broker]]:
+    """A and B of the module's own. The session's shared brokers keep each flow's config topic from earlier
+    tests: connector states (a PAUSED checkpoint connector) and configs bound for a C that is gone, which the
+    dedicated process started before the file's and which held its flows up."""
+    brokers = [start_broker("flowsA", 0), start_broker("flowsB", 1)]
+    yield brokers
+    for b in brokers:
+        b.stop()
+
+
+@pytest.fixture(scope="module")
+def two_flows(tmp_path_factory: pytest.TempPathFactory, own_ab: list[Broker],
               broker_c: Broker) -> Iterator[Running]:
+    broker, broker_b = own_ab
     uid = uuid.uuid4().hex[:6]
     topic, groups = f"flows{uid}", {"A": f"fga{uid}", "C": f"fgc{uid}"}
     sources = {"A": broker, "C": broker_c}

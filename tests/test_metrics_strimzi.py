@@ -23,7 +23,7 @@ from tests.harness.kafka_io import create_topic, produce_many, read_to_end
 from tests.harness.mirror import cluster_lines, mm2_settings
 from tests.harness.workers import Cluster, wait_for
 from tests.test_metrics import sample, start_mirror
-from tests.test_metrics_flows import broker_c, seed, series
+from tests.test_metrics_flows import broker_c, own_ab, seed, series
 from tests.test_mirror_topologies import MirrorMakerProcess
 
 MM2 = "grafana-dashboards/strimzi-kafka-mirror-maker-2.json"
@@ -74,7 +74,7 @@ OWN: dict[str, tuple[str, ...]] = {
     "python_threads": (),
 }
 EXPORTED = set(STRIMZI) | set(OWN)
-__all__ = ["broker_c"]  # the module's third cluster (a fixture)
+__all__ = ["broker_c", "own_ab"]  # the module's clusters (fixtures)
 FLOWS = {"A": {"source": "A", "target": "B"}, "C": {"source": "C", "target": "B"}}
 
 
@@ -120,8 +120,9 @@ class Dedicated:
 
 
 @pytest.fixture(scope="module")
-def dedicated(tmp_path_factory: pytest.TempPathFactory, broker: Broker, broker_b: Broker,
+def dedicated(tmp_path_factory: pytest.TempPathFactory, own_ab: list[Broker],
               broker_c: Broker) -> Iterator[Dedicated]:
+    broker, broker_b = own_ab  # brokers of the module's own (test_metrics_flows.own_ab says why)
     uid = uuid.uuid4().hex[:6]
     topic = f"strimzi{uid}"
     sources = {"A": broker, "C": broker_c}
