@@ -14,6 +14,7 @@ import time
 from typing import Any
 
 import pytest
+from confluent_kafka import Consumer, KafkaException, TopicPartition
 
 from tests.harness.backfill import own_brokers, plan_key, records_on, source_key
 from tests.harness.brokers import Broker
@@ -27,24 +28,36 @@ broker, broker_b = own_brokers()
 
 def test_batch_task_restarted_mid_copy_resumes_exactly(cluster_factory: Any, broker: Broker, broker_b: Broker,
                                                        unique: str) -> None:
-    t, parts, n = f"bfr{unique}", 4, 8_000
+    t, parts, n = f"bfr{unique}", 2, 30_000  # ranges of ~15,000: longer than a restart takes to stop the copy
     create_topic(broker.bootstrap, t, parts)
     produce_many(broker.bootstrap, t, n, parts)
     cluster = cluster_factory(on=broker_b)
     (w,) = cluster.start(1)
     assert w.request("POST", "/connectors", {"name": "mm", "config": mirror_source(broker, broker_b, {
         "topics": t, "backfill.enabled": "true", "backfill.threshold.records": "1000",
-        "spark.master": "local[2]", "spark.ui.enabled": "false"})}).status_code == 201
+        "spark.master": "local[2]", "spark.ui.enabled": "false", "spark.python.task.killTimeout": "100ms",
+        # produce requests of at most 10 KB (tens of records): B's end offsets move in small steps, not in
+        # one request of a thousand records that would jump over the window below
+        "backfill.producer.message.max.bytes": "10000"})}).status_code == 201
 
-    def progress() -> dict[str, Any] | None:
-        tasks = w.request("GET", "/connectors/mm/status").json()["tasks"]
-        return next((task["progress"] for task in tasks if task.get("progress")), None)
-
-    def a_quarter_copied() -> dict[str, Any] | None:
-        p = progress()
-        return p if p and p["records_copied"] >= p["records_total"] // 4 else None
-    at_restart = wait_for(a_quarter_copied, 180, "a quarter of the backlog copied", interval=0.05)
-    assert at_restart["records_copied"] < at_restart["records_total"], "copied before it could be restarted"
+    # Restart early in a range (at most a quarter copied), as seen on B itself (ListOffsets every 20 ms): the
+    # task's progress is published once a second, too late (the first ranges could be done). A restart takes
+    # ~1.5 s to stop the copy (the REST call, then Spark's cancel); the ranges are long enough to outlast it.
+    probe = Consumer({"bootstrap.servers": broker_b.bootstrap, "group.id": "probe"})
+    try:
+        def started() -> tuple[int, int] | None:
+            for p in range(parts):
+                try:
+                    end = probe.get_watermark_offsets(TopicPartition(f"A.{t}", p), timeout=5, cached=False)[1]
+                except KafkaException:  # the remote topic is not created yet, or the probe's metadata predates it
+                    probe.list_topics(f"A.{t}", timeout=5)  # (librdkafka answers from its metadata cache)
+                    return None
+                if 0 < end <= n // parts // 4:
+                    return p, end
+            return None
+        partition, seen = wait_for(started, 180, "a range started on B", interval=0.02)
+    finally:
+        probe.close()
     restarted = time.monotonic()
     assert w.request("POST", "/connectors/mm/tasks/0/restart").status_code in (202, 204)
 
@@ -62,8 +75,10 @@ def test_batch_task_restarted_mid_copy_resumes_exactly(cluster_factory: Any, bro
         # handed over at `end` (streaming has committed past it since)
         assert plan["done"] and offsets[source_key(t, p)]["offset"] >= plan["end"] - 1
     # the second run resumed inside ranges: it found records of the first run on B and went on after them
-    resumed = [int(m) for m in re.findall(r"record\(s\) copied, (\d+) found already copied", w.log_path.read_text())]
-    assert any(resumed), f"no range was resumed: {resumed}"
-    print(f"\nrestarted at {at_restart['records_copied']:,}/{at_restart['records_total']:,}; "
-          f"resumed and handed over in {time.monotonic() - restarted:.1f} s; {sum(resumed):,} records found already "
-          f"copied; B == A on {parts} partitions")
+    # (the last line of a partition is its resumed run's; a range done before the restart has one line only)
+    resumed = {int(m[0]): int(m[1]) for m in re.findall(
+        rf"backfilled {t}-(\d+): \d+ record\(s\) copied, (\d+) found already copied", w.log_path.read_text())}
+    assert resumed.get(partition, 0) >= seen, (
+        f"partition {partition} had {seen} records on B at the restart; the resumed run found {resumed}")
+    print(f"\nrestarted with {seen:,} records of partition {partition} on B; resumed and handed over in "
+          f"{time.monotonic() - restarted:.1f} s; found already copied: {resumed}; B == A on {parts} partitions")

@@ -101,8 +101,10 @@ def test_every_assigned_partition_has_series_from_task_start_and_across_a_restar
 def test_a_paused_tasks_lag_grows_with_the_source_end_offsets(from_start: flows.Running, broker: Broker) -> None:
     run, t = from_start, from_start.topic
     lag: dict[str, str] = {"topic": f"A.{t}", "partition": "0", **flows.FLOWS["A"]}
-    wait_for(lambda: (lambda s: _count(s, "A", t, 0) == 100 and sample(s, P + "offset_lag", **lag) == 0)(
-        run.scrape()), 120, "A->B caught up on partition 0")
+    c_lag = {**lag, "topic": f"C.{t}", **flows.FLOWS["C"]}
+    # Both flows caught up on partition 0 first: C->B is the control that keeps running while A->B pauses.
+    wait_for(lambda: (lambda s: all(_count(s, a, t, 0) == 100 for a in "AC") and sample(s, P + "offset_lag", **lag)
+                      == 0 == sample(s, P + "offset_lag", **c_lag))(run.scrape()), 120, "both flows caught up on 0")
     put = httpx.put(run.url("A", "/connectors/MirrorSourceConnector/pause"), timeout=10)
     assert put.status_code == 202, put.text
     wait_for(lambda: all(task["state"] == "PAUSED" for task in httpx.get(
@@ -115,7 +117,7 @@ def test_a_paused_tasks_lag_grows_with_the_source_end_offsets(from_start: flows.
                                              else None)(run.scrape()), 30, f"lag {30 * batch}")
         seen.append(sample(text, P + "offset_lag", **lag))
         assert _count(text, "A", t, 0) == 100, "paused: nothing replicated"
-        assert sample(text, P + "offset_lag", **{**lag, "topic": f"C.{t}", **flows.FLOWS["C"]}) == 0
+        assert sample(text, P + "offset_lag", **c_lag) == 0
     assert seen == [30, 60, 90]
     assert httpx.put(run.url("A", "/connectors/MirrorSourceConnector/resume"), timeout=10).status_code == 202
     wait_for(lambda: (lambda s: _count(s, "A", t, 0) == 190 and sample(s, P + "offset_lag", **lag) == 0)(

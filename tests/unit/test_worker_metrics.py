@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from prometheus_client import generate_latest
 
 from connectors.mirror.metrics import CheckpointMetrics, SourceMetrics
+from pyconnect.api.metrics import MetricSample
 from pyconnect.api.task_id import TaskId
 from pyconnect.runtime.metrics.endpoint import MergingRegistry
 from pyconnect.runtime.metrics.worker_metrics import TaskMetricsRegistry, WorkerCollector
@@ -134,3 +135,42 @@ def test_a_connectors_own_series_are_served_while_it_runs() -> None:
     assert f'{p}topic_deletions_refused_total{{source="A",target="B"}} 1.0' in lines
     worker.connectors["MirrorSourceConnector"].metrics.close()
     assert not any("topic_deletions" in line for line in _scrape(registry))
+
+
+def _status(lines: list[str], task: int, status: str) -> bool:
+    return any(line.startswith("kafka_connect_connector_task_status{") and f'task="{task}"' in line
+               and f'status="{status}"' in line and line.endswith(" 1.0") for line in lines)
+
+
+def test_a_task_starting_or_stopping_during_a_scrape_is_never_running_without_its_series() -> None:
+    """The race CI met: the scrape read a starting task's (empty) series, then its state, by then RUNNING."""
+    registry = MergingRegistry()
+    worker, _ = _flow("A", 1)
+    starting = TaskId("MirrorSourceConnector", 1)
+    worker.tasks[starting] = _Runner("UNASSIGNED")
+    last = _Runner("RUNNING")  # read after the starting task: it starts the task while the scrape runs
+    worker.tasks[TaskId("MirrorSourceConnector", 2)] = last
+
+    def start_during_scrape() -> list[MetricSample]:
+        if worker.tasks[starting].state != "RUNNING":
+            SourceMetrics("A", "B", worker.tasks[starting].metrics).assign([("t", "A.t", 1, 0)], lambda t, p: (0, 0))
+            worker.tasks[starting].state = "RUNNING"  # as a runner: series registered, then RUNNING
+        return []
+
+    last.metrics.register(start_during_scrape)
+    registry.register(WorkerCollector(worker, {}))
+    lines = _scrape(registry)
+    assert _status(lines, 1, "unassigned") and not _status(lines, 1, "running"), "reported as it was before"
+    lines = _scrape(registry)
+    assert _status(lines, 1, "running")
+    assert any(line.startswith("kafka_connect_mirror_mirrorsourceconnector_record_count{") and 'partition="1"' in line
+               for line in lines), "the next scrape: running, with its series"
+
+    def stop_during_scrape() -> list[MetricSample]:
+        runner = worker.tasks[TaskId("MirrorSourceConnector", 0)]
+        runner.state = "UNASSIGNED"  # as TaskThread._stop_running: the state first, then the series go
+        runner.metrics.close()
+        return []
+
+    last.metrics.register(stop_during_scrape)
+    assert _status(_scrape(registry), 0, "unassigned")

@@ -11,11 +11,13 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
 from typing import Protocol
 
 from prometheus_client.metrics_core import Metric
 
 from pyconnect.api.metrics import MetricSample, MetricsProvider
+from pyconnect.api.states import State
 from pyconnect.api.task_id import TaskId
 from pyconnect.storage.status_store import StatusStore
 
@@ -94,11 +96,13 @@ class WorkerCollector:
         """The worker's families as they are now (called by the registry at each scrape)."""
         # Copies (atomic under the GIL): the worker loop adds and removes runners during a scrape.
         connectors, tasks = dict(self._worker.connectors), dict(self._worker.tasks)
-        # The runners' own series first, their states after: a runner closes its series only after its state
-        # stopped saying RUNNING (TaskThread._stop_running), so no scrape shows a running task without them.
+        # States read on both sides of the runners' series (see _settled): no scrape shows a running task
+        # without its series, whether the task is starting or stopping while the scrape runs.
+        before = {task_id: runner.state for task_id, runner in tasks.items()}
         registered = [sample for runner in (*connectors.values(), *tasks.values())
                       if isinstance(registry := getattr(runner, "metrics", None), TaskMetricsRegistry)
                       for sample in registry.samples()]
+        tasks = {task_id: _Settled(_settled(before[task_id], runner.state)) for task_id, runner in tasks.items()}
         flow, families = self._labels, _Families()
         families.add("kafka_connect_worker_connector_count", "Connectors run by this worker.", flow, len(connectors))
         families.add("kafka_connect_worker_task_count", "Tasks run by this worker.", flow, len(tasks))
@@ -120,6 +124,27 @@ class WorkerCollector:
             labels = {**sample.labels, **{k: v for k, v in flow.items() if k not in sample.labels}}
             families.add(sample.name, sample.documentation, labels, sample.value)
         yield from families.by_name.values()
+
+
+_LIVE = (State.RUNNING.value, State.PAUSED.value)
+
+
+@dataclass(frozen=True)
+class _Settled:
+    """A task's state as one scrape reports it."""
+
+    state: str
+
+
+def _settled(before: str, after: str) -> str:
+    """The state to report for a task read `before` and `after` its series were read. A task registers its
+    series before its state first says RUNNING, and closes them after its state stopped saying RUNNING or
+    PAUSED (TaskThread._stop_running). So the series read in between are complete when both reads say
+    RUNNING or PAUSED; a task that went live during the scrape is reported as it was before, and one that
+    stopped during it as it is after."""
+    if after in _LIVE and before not in _LIVE:
+        return before
+    return after
 
 
 def _task_counts(families: _Families, flow: Mapping[str, str], connectors: Mapping[str, _Runner],
