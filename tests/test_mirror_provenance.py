@@ -16,21 +16,15 @@ from confluent_kafka import Consumer, Producer, TopicPartition
 
 from connectors.mirror.provenance import HEADER, Provenance
 from pyconnect.kafka.admin import Admin
-from pyconnect.testing.brokers import Broker, start_broker
+from pyconnect.testing.brokers import Broker
 from tests.harness.checkpoints import commit, latest_checkpoints
 from tests.harness.kafka_io import create_topic, produce_many, read_messages, read_to_end
 from tests.harness.mirror import mm2_settings, offset_syncs, sync_store
+from tests.harness.request_counter import start_for_concurrent_writers
 from tests.harness.workers import wait_for
 from tests.test_mirror_topologies import MirrorMakerProcess
 
 IDENTITY = "org.apache.kafka.connect.mirror.IdentityReplicationPolicy"
-
-
-@pytest.fixture
-def broker_c() -> Iterator[Broker]:
-    c = start_broker("C", 2)
-    yield c
-    c.stop()
 
 
 def cluster_id(b: Broker) -> str:
@@ -105,8 +99,9 @@ def provenance_of(message: object) -> Provenance | None:
     return Provenance.decode(found[-1]) if found else None
 
 
-def test_two_cluster_identity_ring(tmp_path: Path, broker: Broker, broker_b: Broker) -> None:
+def test_two_cluster_identity_ring(tmp_path: Path, own_abc: list[Broker]) -> None:
     """The measurement (1,700 records became 39,265 copies): now exactly 1,700 per cluster."""
+    broker, broker_b, _ = own_abc
     t = f"orders{uuid.uuid4().hex[:6]}"
     named = {"A": broker, "B": broker_b}
     for b in named.values():
@@ -227,9 +222,10 @@ def committed_on(b: Broker, group: str, topic: str, partitions: int) -> dict[int
     return offsets if all(o >= 0 for o in offsets.values()) else None
 
 
-def test_three_cluster_ring(tmp_path: Path, broker: Broker, broker_b: Broker, broker_c: Broker) -> None:
+def test_three_cluster_ring(tmp_path: Path, own_abc: list[Broker]) -> None:
     """A one-way ring A->B->C->A: records travel two hops (their path extended at each), stop before
     their origin, and every cluster holds each record once."""
+    broker, broker_b, broker_c = own_abc
     t = f"ring{uuid.uuid4().hex[:6]}"
     named = {"A": broker, "B": broker_b, "C": broker_c}
     for b in named.values():
@@ -264,21 +260,25 @@ def origin(value: bytes) -> str:
 
 
 @pytest.fixture
-def own_ab() -> Iterator[list[Broker]]:
-    """A and B of the mesh's own: on the session's shared brokers the flows' config topics still held the ring
-    tests' connector configs, and the mesh's herders started those first (tasks of another topic, and a C->A
-    task bound for a C that was gone)."""
-    brokers = [start_broker("meshA", 0), start_broker("meshB", 1)]
-    yield brokers
-    for b in brokers:
-        b.stop()
+def own_abc() -> Iterator[list[Broker]]:
+    """A, B and C of the ring and mesh tests' own:
+    - on the session's shared brokers the flows' config topics kept one test's connector configs for the next, and
+      the mesh's herders started the ring's first (tasks of another topic, and a C->A task bound for a C that was
+      gone);
+    - partitions here have several writers at once (local producers and flows) while the flows tail them,
+      and Tansu then lets a tailing consumer skip a record for good (docs/brokers.md): on Tansu, each broker
+      is behind a proxy that serializes Produce (tests/harness/request_counter.py)."""
+    started = [start_for_concurrent_writers(f"mesh{alias}", index) for index, alias in enumerate("ABC")]
+    yield [s.broker for s in started]
+    for s in started:
+        s.stop()
 
 
-def test_three_cluster_identity_mesh(tmp_path: Path, own_ab: list[Broker], broker_c: Broker) -> None:
+def test_three_cluster_identity_mesh(tmp_path: Path, own_abc: list[Broker]) -> None:
     """A, B and C each replicate `t` to the other two under its own name, producers on all
     three. Every cluster ends with each record exactly once, the counts stay put for 30 s, and a group that
     consumed part of the topic on A fails over to B at the offsets the checkpoint connector committed there."""
-    broker, broker_b = own_ab
+    broker, broker_b, broker_c = own_abc
     t = f"mesh{uuid.uuid4().hex[:6]}"
     named = {"A": broker, "B": broker_b, "C": broker_c}
     group = f"app-{t}"

@@ -14,6 +14,9 @@ Tansu's known bugs (docs/brokers.md) are worked around here and only here, by
 - consumers wait at most 50 ms per fetch: Tansu holds every Fetch for the full
   `fetch.max.wait.ms` (500 ms by default) even when data is available, which makes a
   read-to-end over 25 partitions take ~5 s (measured 2026-11-21; real Kafka answers at once).
+A third bug needs more than client settings: with several producers writing one partition at once, a
+consumer tailing it can skip a record. Tests that write so start their brokers behind a proxy that
+serializes Produce (tests/harness/request_counter.py, start_for_concurrent_writers).
 """
 
 from __future__ import annotations

@@ -10,13 +10,20 @@ answers two as a Kafka broker with no authorizer configured does: DescribeAcls w
 with authorizer.class.name="" (a default; Tansu reports no broker configs). tests/harness/acl_broker.py
 answers as a broker that keeps ACLs.
 
+With `serialize_produce`, the proxy lets one Produce request at a time reach the broker (across all its
+connections, until the broker's answer comes back): a harness workaround for a Tansu bug (docs/brokers.md),
+where concurrent appends to one partition finish out of order and a consumer tailing the partition is handed
+a later record before an earlier one is stored, skipping that one for good.
+
 The broker advertises the proxy's address (`--advertised-listener-url`, as with stunnel), so every connection
 a client makes goes through here.
 
 Invariants:
 - a connection's frames reach the other side whole and in order, in each direction; an answer the proxy
   makes goes out between two whole frames of the broker (one lock per client socket);
-- a request is recorded before it is forwarded or answered, so an answer a client saw is always counted.
+- a request is recorded before it is forwarded or answered, so an answer a client saw is always counted;
+- serialized, a Produce request is forwarded only while no other is awaiting its answer (or after a 5 s wait:
+  a request that gets no answer, acks=0, holds the turn no longer than that).
 """
 
 from __future__ import annotations
@@ -31,10 +38,19 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from pyconnect.testing.brokers import TANSU_CLIENT_OVERRIDES, Broker, _wait_port, free_port, tansu_binary
+from pyconnect.environment import env_value
+from pyconnect.testing.brokers import (
+    TANSU_CLIENT_OVERRIDES,
+    Broker,
+    _docker_available,
+    _wait_port,
+    free_port,
+    start_broker,
+    tansu_binary,
+)
 from tests.harness.committed import recv_exact
 
-DESCRIBE_ACLS, CREATE_ACLS, METADATA, DESCRIBE_CONFIGS = 29, 30, 3, 32
+PRODUCE, DESCRIBE_ACLS, CREATE_ACLS, METADATA, DESCRIBE_CONFIGS = 0, 29, 30, 3, 32
 SECURITY_DISABLED, BROKER_RESOURCE, DEFAULT_CONFIG = 54, 4, 5
 _NO_AUTHORIZER_TEXT = b"No Authorizer is configured on the broker"
 
@@ -109,8 +125,9 @@ class RequestCounter:
     """Listens on 127.0.0.1:`port` and forwards to 127.0.0.1:`upstream`, recording every request; `answer`
     answers some of them in the broker's place."""
 
-    def __init__(self, port: int, upstream: int, answer: Answer | None = None) -> None:
+    def __init__(self, port: int, upstream: int, answer: Answer | None = None, serialize_produce: bool = False) -> None:
         self.port, self.upstream, self.answer = port, upstream, answer
+        self._produce_turn = _ProduceTurn() if serialize_produce else None
         self._seen: list[Request] = []
         self._lock = threading.Lock()
         self._server = socket.create_server(("127.0.0.1", port))
@@ -132,11 +149,12 @@ class RequestCounter:
             except OSError:
                 client.close()
                 continue
-            to_client = threading.Lock()
-            threading.Thread(target=self._requests, args=(client, broker, to_client), daemon=True).start()
-            threading.Thread(target=self._responses, args=(broker, client, to_client), daemon=True).start()
+            to_client, awaiting = threading.Lock(), _Awaiting(self._produce_turn)
+            threading.Thread(target=self._requests, args=(client, broker, to_client, awaiting), daemon=True).start()
+            threading.Thread(target=self._responses, args=(broker, client, to_client, awaiting), daemon=True).start()
 
-    def _requests(self, client: socket.socket, broker: socket.socket, to_client: threading.Lock) -> None:
+    def _requests(self, client: socket.socket, broker: socket.socket, to_client: threading.Lock,
+                  awaiting: _Awaiting) -> None:
         try:
             while True:
                 size = recv_exact(client, 4)
@@ -149,23 +167,73 @@ class RequestCounter:
                     with to_client:
                         client.sendall(answer)
                     continue
+                if api_key == PRODUCE:
+                    awaiting.take_turn(corr)
                 broker.sendall(size + body)
         except (OSError, ConnectionError, struct.error):
             _close(client, broker)
+            awaiting.give_back()
 
     @staticmethod
-    def _responses(broker: socket.socket, client: socket.socket, to_client: threading.Lock) -> None:
+    def _responses(broker: socket.socket, client: socket.socket, to_client: threading.Lock,
+                   awaiting: _Awaiting) -> None:
         try:
             while True:
                 size = recv_exact(broker, 4)
                 frame = size + recv_exact(broker, struct.unpack(">i", size)[0])
+                awaiting.answered(struct.unpack_from(">i", frame, 4)[0])
                 with to_client:
                     client.sendall(frame)
         except (OSError, ConnectionError, struct.error):
             _close(client, broker)
+            awaiting.give_back()
 
     def close(self) -> None:
         self._server.close()
+
+
+class _ProduceTurn:
+    """The one turn to have a Produce request at the broker (serialize_produce)."""
+
+    WAIT = 5.0  # seconds a request waits for the turn before it goes anyway (an answerless acks=0 holder)
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+
+    def take(self) -> bool:
+        return self._lock.acquire(timeout=self.WAIT)
+
+    def give_back(self) -> None:
+        with contextlib.suppress(RuntimeError):  # released already: a waiter went ahead after WAIT
+            self._lock.release()
+
+
+class _Awaiting:
+    """One connection's Produce request that holds the turn, until its answer (none when not serialized)."""
+
+    def __init__(self, turn: _ProduceTurn | None) -> None:
+        self._turn, self._guard = turn, threading.Lock()
+        self._corr: int | None = None
+
+    def take_turn(self, corr: int) -> None:
+        if self._turn is not None and self._turn.take():
+            with self._guard:
+                self._corr = corr
+
+    def answered(self, corr: int) -> None:
+        with self._guard:
+            if self._corr != corr:
+                return
+            self._corr = None
+        assert self._turn is not None
+        self._turn.give_back()
+
+    def give_back(self) -> None:
+        """The connection closed: a turn it held goes back."""
+        with self._guard:
+            held, self._corr = self._corr is not None, None
+        if held and self._turn is not None:
+            self._turn.give_back()
 
 
 def _close(*sockets: socket.socket) -> None:
@@ -180,14 +248,15 @@ class CountedBroker:
     """A Tansu broker reachable only through a RequestCounter: `broker.bootstrap` is the proxy's address."""
 
     broker: Broker
-    counter: RequestCounter
+    counter: RequestCounter | None  # None: a broker that needs no proxy (start_for_concurrent_writers)
 
     def stop(self) -> None:
-        self.counter.close()
+        if self.counter is not None:
+            self.counter.close()
         self.broker.stop()
 
 
-def start_counted_tansu(name: str, answer: Answer | None = None) -> CountedBroker:
+def start_counted_tansu(name: str, answer: Answer | None = None, serialize_produce: bool = False) -> CountedBroker:
     """A Tansu broker behind a RequestCounter (see the module docstring)."""
     port, proxy_port = free_port(), free_port()
     log = tempfile.NamedTemporaryFile(prefix=f"tansu-{name}-", suffix=".log", delete=False)  # noqa: SIM115
@@ -199,6 +268,15 @@ def start_counted_tansu(name: str, answer: Answer | None = None) -> CountedBroke
     except TimeoutError:
         proc.kill()
         raise
-    counter = RequestCounter(proxy_port, port, answer)
+    counter = RequestCounter(proxy_port, port, answer, serialize_produce)
     return CountedBroker(Broker(f"127.0.0.1:{proxy_port}", "tansu", process=proc, log_path=log.name,
                                 quirks=dict(TANSU_CLIENT_OVERRIDES)), counter)
+
+
+def start_for_concurrent_writers(name: str, index: int) -> CountedBroker:
+    """Cluster `index` for a test whose producers write one partition at once while consumers tail it (a mesh):
+    on Tansu, behind a proxy that serializes Produce (the module docstring says why); any other broker as
+    start_broker gives it."""
+    if env_value("TEST_BOOTSTRAP") or (env_value("TEST_BROKER") == "kafka" and _docker_available()):
+        return CountedBroker(start_broker(name, index), None)
+    return start_counted_tansu(name, serialize_produce=True)
