@@ -45,9 +45,11 @@ SERIAL_MODULES = frozenset({
     "test_worker_cluster", "test_topic_log", "test_console_bench", "test_bad_input", "test_shutdown",
     # poll waits and a commit inside a 30 s poll; a restart that must land mid-copy; a zombie's lease expiry
     "test_mirror_poll_timeout", "test_backfill_restart", "test_exactly_once",
+    # six flows in one process with producers on three clusters: under the parallel phase's load (3 workers on
+    # 2 cores) a record went missing on one cluster in 2 CI runs of 3, never in 15 runs alone (cause unknown:
+    # the failure message names the records and the mirror's warnings)
+    "test_mirror_provenance",
 })
-# (test_mirror_provenance ran here while a record it lost under load was unexplained: Tansu's, see
-# tests/harness/request_counter.py's serialize_produce, which its brokers now use.)
 
 
 @cache
