@@ -8,12 +8,13 @@ Hypothesis profile (tests/hypothesis_profiles.py) is loaded here, before any pro
 from __future__ import annotations
 
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator, Iterator
 from pathlib import Path
 
 import pytest
 
 from tests import hypothesis_profiles, markers
+from tests.harness import failure_logs
 from tests.harness.brokers import Broker, start_broker
 from tests.harness.txn_brokers import start_txn_broker
 from tests.harness.workers import Cluster
@@ -77,3 +78,16 @@ def txn_broker() -> Iterator[Broker]:
 def txn_broker_b() -> Iterator[Broker]:
     """Cluster B for exactly-once tests (see txn_broker)."""
     yield from _txn_broker("TB", 1)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]
+                               ) -> Generator[None, pytest.TestReport, pytest.TestReport]:
+    """A failed test's report carries what its processes logged (tests/harness/failure_logs.py)."""
+    rep = yield
+    tmp = getattr(item, "funcargs", {}).get("tmp_path")
+    if rep.failed and call.when == "call" and isinstance(tmp, Path) and tmp.is_dir():
+        text = failure_logs.report(tmp)
+        if text:
+            rep.sections.append(("logs of the test's processes", text))
+    return rep
