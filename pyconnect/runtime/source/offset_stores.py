@@ -44,9 +44,18 @@ class ConnectorOffsetStores:
         """Where the task's offsets are written first (and, exactly once, inside its transactions)."""
         return self.own if self.own is not None else self.worker
 
-    def start(self, timeout: float) -> None:
+    def open(self) -> None:
+        """Make the task's own store (creating its topic if needed) without reading it yet: an exactly-once
+        task reads it only after `init_transactions`, as Connect's ExactlyOnceWorkerSourceTask initialises its
+        producer before its offset store starts. That call aborts what a killed predecessor left open in the
+        topic; before it, a read_committed reader waits on that transaction."""
         if self._make_own is not None and self.own is None:
             self.own = self._make_own()
+
+    def start(self, timeout: float) -> None:
+        """Read the task's own store to its end (opening it first if `open` was not called)."""
+        self.open()
+        if self.own is not None:
             self.own.start(timeout)
 
     def stop(self) -> None:

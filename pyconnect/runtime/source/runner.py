@@ -143,10 +143,11 @@ class SourceTaskRunner(TaskThread):
             conf = self._producer_conf()
             stats = ClientStats("producer", conf["client.id"])
             producer = new_producer(conf, self._producer_stopped, stats)
-            self._offsets.start(self._settings.flush_timeout + 25)
+            self._offsets.open()
             committer = self._committer(producer)
             self._register_metrics(stats, producer, committer)
-            committer.start()
+            committer.start()  # exactly once: registers the transactional id before the own store is read
+            self._offsets.start(self._settings.flush_timeout + 25)
             # Read the offsets topic to its end first (as Connect's offset reader does): a task taking
             # over from another worker must see that worker's last commit, or it would re-send records.
             self._offsets.refresh(self._settings.flush_timeout + 25)
