@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
 from typing import Protocol
 
 from prometheus_client.metrics_core import Metric
@@ -102,24 +101,24 @@ class WorkerCollector:
         registered = [sample for runner in (*connectors.values(), *tasks.values())
                       if isinstance(registry := getattr(runner, "metrics", None), TaskMetricsRegistry)
                       for sample in registry.samples()]
-        tasks = {task_id: _Settled(_settled(before[task_id], runner.state)) for task_id, runner in tasks.items()}
+        task_states = {task_id: _settled(before[task_id], runner.state) for task_id, runner in tasks.items()}
         flow, families = self._labels, _Families()
         families.add("kafka_connect_worker_connector_count", "Connectors run by this worker.", flow, len(connectors))
-        families.add("kafka_connect_worker_task_count", "Tasks run by this worker.", flow, len(tasks))
+        families.add("kafka_connect_worker_task_count", "Tasks run by this worker.", flow, len(task_states))
         for name, runner in connectors.items():
             state = runner.state.lower()
             for s in STATES:
                 families.add("kafka_connect_connector_status", "1 for the connector's current state.",
                              {**flow, "connector": name, "status": s}, 1 if state == s else 0)
-        for task_id, runner in tasks.items():
+        for task_id, task_state in task_states.items():
             name, index = task_id.connector, str(task_id.task)
-            state = runner.state.lower()
+            state = task_state.lower()
             for s in STATES:
                 families.add("kafka_connect_connector_task_status", "1 for the task's current state.",
                              {**flow, "connector": name, "task": index, "status": s}, 1 if state == s else 0)
-        _task_counts(families, flow, connectors, tasks)
+        _task_counts(families, flow, connectors, task_states)
         _auto_restarts(families, flow, getattr(self._worker, "statuses", None), connectors)
-        _assignment(families, flow, self._worker, connectors, tasks)
+        _assignment(families, flow, self._worker, connectors, task_states)
         for sample in registered:
             labels = {**sample.labels, **{k: v for k, v in flow.items() if k not in sample.labels}}
             families.add(sample.name, sample.documentation, labels, sample.value)
@@ -127,13 +126,6 @@ class WorkerCollector:
 
 
 _LIVE = (State.RUNNING.value, State.PAUSED.value)
-
-
-@dataclass(frozen=True)
-class _Settled:
-    """A task's state as one scrape reports it."""
-
-    state: str
 
 
 def _settled(before: str, after: str) -> str:
@@ -148,12 +140,12 @@ def _settled(before: str, after: str) -> str:
 
 
 def _task_counts(families: _Families, flow: Mapping[str, str], connectors: Mapping[str, _Runner],
-                 tasks: Mapping[TaskId, _Runner]) -> None:
+                 tasks: Mapping[TaskId, str]) -> None:
     """Connect's per-connector task counts by state (`kafka_connect_worker_connector_<state>_task_count`),
     of the tasks this worker runs: summed over the workers, the cluster's."""
     states: dict[str, list[str]] = {name: [] for name in connectors}
-    for task_id, runner in tasks.items():
-        states.setdefault(task_id.connector, []).append(runner.state.lower())
+    for task_id, state in tasks.items():
+        states.setdefault(task_id.connector, []).append(state.lower())
     for name, found in states.items():
         labels = {**flow, "connector": name}
         families.add("kafka_connect_worker_connector_total_task_count", "Tasks of the connector run here.",
@@ -176,7 +168,7 @@ def _auto_restarts(families: _Families, flow: Mapping[str, str], statuses: objec
 
 
 def _assignment(families: _Families, flow: Mapping[str, str], worker: object, connectors: Mapping[str, _Runner],
-                tasks: Mapping[TaskId, _Runner]) -> None:
+                tasks: Mapping[TaskId, str]) -> None:
     """What the group assigned this worker (`kafka_connect_coordinator_assigned_*`), and whether it is
     still taking it up (`kafka_connect_worker_rebalance_rebalancing`: assigned and running differ)."""
     mine = getattr(worker, "my_assignment", None)
