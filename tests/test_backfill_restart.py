@@ -14,9 +14,9 @@ import time
 from typing import Any
 
 import pytest
-from confluent_kafka import Consumer, KafkaException, TopicPartition
+from confluent_kafka import Consumer
 
-from tests.harness.backfill import own_brokers, plan_key, records_on, source_key
+from tests.harness.backfill import end_offsets, own_brokers, plan_key, records_on, source_key
 from tests.harness.brokers import Broker
 from tests.harness.kafka_io import create_topic, produce_many, read_partitions, stored_offsets
 from tests.harness.mirror import mirror_source
@@ -46,15 +46,8 @@ def test_batch_task_restarted_mid_copy_resumes_exactly(cluster_factory: Any, bro
     probe = Consumer({"bootstrap.servers": broker_b.bootstrap, "group.id": "probe"})
     try:
         def started() -> tuple[int, int] | None:
-            for p in range(parts):
-                try:
-                    end = probe.get_watermark_offsets(TopicPartition(f"A.{t}", p), timeout=5, cached=False)[1]
-                except KafkaException:  # the remote topic is not created yet, or the probe's metadata predates it
-                    probe.list_topics(f"A.{t}", timeout=5)  # (librdkafka answers from its metadata cache)
-                    return None
-                if 0 < end <= n // parts // 4:
-                    return p, end
-            return None
+            ends = end_offsets(probe, f"A.{t}", parts)  # raises until the remote topic exists: polled again
+            return next(((p, end) for p, end in ends.items() if 0 < end <= n // parts // 4), None)
         partition, seen = wait_for(started, 180, "a range started on B", interval=0.02)
     finally:
         probe.close()

@@ -10,7 +10,7 @@ from typing import Any
 
 import orjson
 import pytest
-from confluent_kafka import Consumer, TopicPartition
+from confluent_kafka import Consumer, KafkaException, TopicPartition
 
 from tests.harness.brokers import Broker, start_broker
 from tests.harness.checkpoints import checkpoint_config
@@ -54,13 +54,24 @@ def source_key(topic: str, p: int) -> str:
     return orjson.dumps({"cluster": "A", "partition": p, "topic": topic}, option=orjson.OPT_SORT_KEYS).decode()
 
 
+def end_offsets(consumer: Consumer, topic: str, partitions: int) -> dict[int, int]:
+    """Each partition's end offset, asked of the broker (ListOffsets, exact here: the harness's producers, the
+    copy's included, write one record per batch). A KafkaException (a topic created after the consumer last
+    read its metadata: librdkafka answers from that cache) refreshes the topic's metadata, then goes to the
+    caller, who asks again."""
+    try:
+        return {p: consumer.get_watermark_offsets(TopicPartition(topic, p), timeout=10, cached=False)[1]
+                for p in range(partitions)}
+    except KafkaException:
+        consumer.list_topics(topic, timeout=5)
+        raise
+
+
 def landed(bootstrap: str, topic: str, partitions: int) -> int:
-    """Records on `topic`: the sum of its partitions' end offsets (ListOffsets, exact here: the harness's
-    producers, the copy's included, write one record per batch)."""
+    """Records on `topic`: the sum of its partitions' end offsets."""
     consumer = Consumer({"bootstrap.servers": bootstrap, "group.id": "probe"})
     try:
-        return sum(consumer.get_watermark_offsets(TopicPartition(topic, p), timeout=10, cached=False)[1]
-                   for p in range(partitions))
+        return sum(end_offsets(consumer, topic, partitions).values())
     finally:
         consumer.close()
 

@@ -14,6 +14,9 @@ from __future__ import annotations
 
 import socket
 import struct
+import time
+
+from confluent_kafka import Consumer, KafkaError, TopicPartition
 
 from tests.harness.kafka_io import Record, partition_count, read_all
 
@@ -115,3 +118,37 @@ def read_committed(bootstrap: str, topic: str, idle: float = 1.5, timeout: float
     address = bootstrap.split(",")[0]
     aborted = {p: aborted_offsets(address, topic, p) for p in range(partition_count(bootstrap, topic))}
     return [r for r in records if r[1] not in aborted.get(r[0], set())]
+
+
+def stuck_transactions(bootstrap: str, topic: str, wait: float = 5.0) -> str:
+    """The partitions where a read_committed reader stops short of the high watermark (a transaction that
+    stays open holds the last stable offset back), each with where it stops and the last record there: a
+    failure message's evidence, when readers of a topic written in transactions never reach its end."""
+    partitions = partition_count(bootstrap, topic)
+    consumer = Consumer({"bootstrap.servers": bootstrap, "group.id": f"stuck-{time.monotonic_ns()}",
+                         "isolation.level": "read_committed", "enable.auto.commit": False,
+                         "fetch.wait.max.ms": 50, "enable.partition.eof": True})
+    consumer.assign([TopicPartition(topic, p, 0) for p in range(partitions)])
+    stops: dict[int, int] = {}
+    deadline = time.monotonic() + wait
+    try:
+        while time.monotonic() < deadline and len(stops) < partitions:  # an end-of-partition event from each
+            for m in consumer.consume(1000, 0.2):
+                error = m.error()
+                if error is not None and error.code() == KafkaError._PARTITION_EOF:
+                    stops[m.partition() or 0] = m.offset() or 0
+        ends = {p: consumer.get_watermark_offsets(TopicPartition(topic, p), cached=True)[1] for p in range(partitions)}
+    finally:
+        consumer.close()
+    everything = read_all(bootstrap, topic, 1.0, isolation="read_uncommitted")
+    last = {p: records[-1] for p, records in _by_partition(everything).items()}
+    stuck = [f"{topic}-{p}: read_committed stops at {stops.get(p, 0)} of {end}, last record {last.get(p)}"
+             for p, end in ends.items() if stops.get(p, 0) < end]
+    return "; ".join(stuck) or f"every partition of {topic} is readable to its end"
+
+
+def _by_partition(records: list[Record]) -> dict[int, list[Record]]:
+    out: dict[int, list[Record]] = {}
+    for record in sorted(records, key=lambda r: (r[0], r[1])):
+        out.setdefault(record[0], []).append(record)
+    return out

@@ -13,7 +13,7 @@ from pathlib import Path
 _TAIL_LINES = 25  # the end of each log: what the process was doing when the test gave up
 _NOTABLE_LINES = 15  # the newest WARNING/ERROR lines before that end
 _BUDGET = 12_000  # characters per failed test, so one failure cannot flood CI's output
-_NOTABLE = ("] WARNING ", "] ERROR ", "] CRITICAL ", "Traceback")
+_NOTABLE = ("] WARNING ", "] ERROR ", "] CRITICAL ")  # a traceback follows its ERROR line
 
 
 def summary(log: Path) -> str:
