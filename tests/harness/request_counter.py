@@ -31,24 +31,15 @@ from __future__ import annotations
 import contextlib
 import socket
 import struct
-import subprocess
-import tempfile
 import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
 from pyconnect.environment import env_value
-from pyconnect.testing.brokers import (
-    TANSU_CLIENT_OVERRIDES,
-    Broker,
-    _docker_available,
-    _wait_port,
-    free_port,
-    start_broker,
-    tansu_binary,
-)
+from pyconnect.testing.brokers import Broker, _docker_available, free_port, start_broker, start_tansu
 from tests.harness.committed import recv_exact
+from tests.harness.txn_proxy import close_sockets as _close
 
 PRODUCE, DESCRIBE_ACLS, CREATE_ACLS, METADATA, DESCRIBE_CONFIGS = 0, 29, 30, 3, 32
 SECURITY_DISABLED, BROKER_RESOURCE, DEFAULT_CONFIG = 54, 4, 5
@@ -235,14 +226,6 @@ class _Awaiting:
         if held and self._turn is not None:
             self._turn.give_back()
 
-
-def _close(*sockets: socket.socket) -> None:
-    for s in sockets:  # shutdown first: it wakes the other direction's thread, blocked in recv
-        with contextlib.suppress(OSError):
-            s.shutdown(socket.SHUT_RDWR)
-        s.close()
-
-
 @dataclass
 class CountedBroker:
     """A Tansu broker reachable only through a RequestCounter: `broker.bootstrap` is the proxy's address."""
@@ -259,18 +242,9 @@ class CountedBroker:
 def start_counted_tansu(name: str, answer: Answer | None = None, serialize_produce: bool = False) -> CountedBroker:
     """A Tansu broker behind a RequestCounter (see the module docstring)."""
     port, proxy_port = free_port(), free_port()
-    log = tempfile.NamedTemporaryFile(prefix=f"tansu-{name}-", suffix=".log", delete=False)  # noqa: SIM115
-    proc = subprocess.Popen([tansu_binary(), "broker", "--listener-url", f"tcp://127.0.0.1:{port}",
-                             "--advertised-listener-url", f"tcp://127.0.0.1:{proxy_port}", "--cluster-id", name,
-                             "--silent"], stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
-    try:
-        _wait_port(port)
-    except TimeoutError:
-        proc.kill()
-        raise
+    broker = start_tansu(name, port, advertised_port=proxy_port)
     counter = RequestCounter(proxy_port, port, answer, serialize_produce)
-    return CountedBroker(Broker(f"127.0.0.1:{proxy_port}", "tansu", process=proc, log_path=log.name,
-                                quirks=dict(TANSU_CLIENT_OVERRIDES)), counter)
+    return CountedBroker(broker, counter)
 
 
 def start_for_concurrent_writers(name: str, index: int) -> CountedBroker:

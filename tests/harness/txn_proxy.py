@@ -182,7 +182,7 @@ class TxnProxy:
                     body = _uncommitted_list_offsets(body)
                 broker.sendall(size + body)
         except (OSError, ConnectionError, struct.error):
-            _close(client, broker)
+            close_sockets(client, broker)
 
     @staticmethod
     def _responses(broker: socket.socket, client: socket.socket, pending: dict[int, _Request],
@@ -199,13 +199,14 @@ class TxnProxy:
                     body = _rewrite_fetch(body, empties)
                 client.sendall(struct.pack(">i", len(body)) + body)
         except (OSError, ConnectionError, struct.error):
-            _close(client, broker)
+            close_sockets(client, broker)
 
     def close(self) -> None:
         self._server.close()
 
 
-def _close(*sockets: socket.socket) -> None:
+def close_sockets(*sockets: socket.socket) -> None:
+    """Shut down and close each socket (a proxy connection's two ends)."""
     for s in sockets:  # shutdown first: it wakes the other direction's thread, blocked in recv
         with contextlib.suppress(OSError):
             s.shutdown(socket.SHUT_RDWR)

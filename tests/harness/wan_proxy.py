@@ -30,7 +30,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from pyconnect.testing.brokers import TANSU_CLIENT_OVERRIDES, Broker, _wait_port, free_port, tansu_binary
+from pyconnect.testing.brokers import Broker, free_port, start_tansu
 
 REPO = Path(__file__).resolve().parents[2]
 CHUNK = 1 << 20  # read size; a chunk is forwarded as one write
@@ -162,19 +162,11 @@ def start_far_tansu(name: str, one_way_ms: float) -> FarBroker:
     """A Tansu broker behind a WanProxy; it advertises the proxy, so every client connection is delayed."""
     port = free_port()
     proxy = WanProxy(port, one_way_ms)
-    url = f"tcp://127.0.0.1:{port}"
-    log = tempfile.NamedTemporaryFile(prefix=f"tansu-{name}-", suffix=".log", delete=False)  # noqa: SIM115
-    proc = subprocess.Popen([tansu_binary(), "broker", "--listener-url", url, "--advertised-listener-url",
-                             f"tcp://127.0.0.1:{proxy.port}", "--cluster-id", name, "--silent"], stdout=log,
-                            stderr=subprocess.STDOUT, start_new_session=True)
     try:
-        _wait_port(port)
-    except TimeoutError:
-        proc.kill()
+        broker = start_tansu(name, port, advertised_port=proxy.port)
+    except (TimeoutError, RuntimeError):
         proxy.stop()
         raise
-    broker = Broker(f"127.0.0.1:{proxy.port}", "tansu", process=proc, log_path=log.name,
-                    quirks=dict(TANSU_CLIENT_OVERRIDES))
     return FarBroker(broker, proxy)
 
 
