@@ -27,7 +27,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "bench"))
 
-from confluent_kafka import Producer  # noqa: E402
+from confluent_kafka import KafkaError, KafkaException, Producer  # noqa: E402
 from confluent_kafka.admin import AdminClient, NewTopic  # noqa: E402
 from cpu_meter import CpuWindow  # noqa: E402
 
@@ -73,13 +73,26 @@ def fill(bootstrap: str, topic: str, n: int, size: int, partitions: int) -> None
 
 def mirror_task(src: str, dst: str, topic: str, n: int, partitions: int, cpu: CpuWindow | None = None,
                 extra: dict[str, str] | None = None, consumer: dict[str, str] | None = None,
-                producer: dict[str, str] | None = None, sample: Callable[[], None] | None = None) -> float:
+                producer: dict[str, str] | None = None, sample: Callable[[], None] | None = None,
+                timings: dict[str, float] | None = None) -> float:
     """Records/s of one task copying the `n`-record backlog; `cpu`, if given, measures the same window;
     `extra`: more connector settings; `consumer`/`producer`: the clients' settings (None: this bench's
-    CONSUMER/PRODUCER; {}: the defaults); `sample` is called while waiting (e.g. to read the RSS)."""
+    CONSUMER/PRODUCER; {}: the defaults); `sample` is called while waiting (e.g. to read the RSS); `timings`,
+    if given, gets "start-up" (seconds from the runner's start to RUNNING) and "from launch" (records/s with
+    the start-up counted too)."""
     admin = AdminClient({"bootstrap.servers": dst})
     for fut in admin.create_topics([NewTopic(f"A.{topic}", partitions, 1)]).values():
         fut.result(30)
+    # The connector creates the offset-syncs topic (one partition) before its tasks run; this task runs alone,
+    # and its sync producer would otherwise auto-create it with the broker's default partitions, which a
+    # connector on the same broker later refuses (tests share brokers).
+    source_admin = AdminClient({"bootstrap.servers": src})  # held: its futures fail once it is collected
+    for fut in source_admin.create_topics([NewTopic("mm2-offset-syncs.B.internal", 1, 1)]).values():
+        try:
+            fut.result(30)
+        except KafkaException as exc:
+            if exc.args[0].code() != KafkaError.TOPIC_ALREADY_EXISTS:
+                raise
     config = {
         "connector.class": "MirrorSourceConnector", "source.cluster.alias": "A", "target.cluster.alias": "B",
         "source.cluster.bootstrap.servers": src, "target.cluster.bootstrap.servers": dst,
@@ -115,7 +128,11 @@ def mirror_task(src: str, dst: str, topic: str, n: int, partitions: int, cpu: Cp
         if sample is not None:
             sample()
         time.sleep(0.01)
-    elapsed = time.perf_counter() - started
+    ended = time.perf_counter()
+    elapsed = ended - started
+    if timings is not None:
+        timings["start-up"] = started - launched
+        timings["from launch"] = n / (ended - launched)
     if cpu is not None:
         cpu.stop()
     runner.stop()

@@ -8,9 +8,11 @@ The far cluster sits behind tests/harness/wan_proxy.py (every byte delayed RTT/2
 - `target` far: the task pushes across the link.
 For each placement and partition count, one pair of brokers; per RTT a fresh topic is filled with the
 proxy's delay at 0 (filling is not measured), then the delay is set and one MirrorSourceTask, driven by
-the real SourceTaskRunner with no client setting of the bench's own, copies the backlog. The clock is
-mirror_source_bench.py's (task RUNNING to every record's offset committed). Printed: MB/s, the ratio to
-the same placement's 0 ms rate (a 0 ms run precedes each delayed run; their median is the 0 ms rate),
+the real SourceTaskRunner with no client setting of the bench's own, copies the backlog. Two clocks, both
+printed: mirror_source_bench.py's (task RUNNING to every record's offset committed), and one from the
+runner's start (the task's start-up counted too: its round-trip probe and, on a far link, its sessions'
+connections, which it opens before it reports RUNNING). Printed: MB/s,
+the ratio to the same placement's 0 ms rate (a 0 ms run precedes each delayed run; their median is the 0 ms rate),
 and the largest RSS of this process (psutil), which must stay <= 500 MB
 (topics are filled from a child process, so the RSS is the task's and the bench's own).
 The process treats its memory as a worker process does (pyconnect/kafka/native_memory.py): at most 2 malloc
@@ -57,23 +59,19 @@ class Rss:
         return float(self.process.memory_info().rss / 1e6)
 
 
-def records_for(rtt: int, records: int) -> int:
-    """Fewer records at 200 ms (a run still lasts several seconds: a stable rate)."""
-    return records if rtt < 200 else records // 2
-
-
 def one_setup(placement: str, partitions: int, rtts: list[int], args: argparse.Namespace,
-              rss: Rss) -> dict[int, float]:
+              rss: Rss) -> dict[int, tuple[float, float, float]]:
     """MB/s per RTT for one placement and partition count, on a fresh pair of brokers. Each delayed run
-    is preceded by a 0 ms run (alternating, so machine noise hits both); the 0 ms figure is their median."""
+    is preceded by a 0 ms run (alternating, so machine noise hits both); the 0 ms figures are their medians.
+    Per RTT: (MB/s from RUNNING, MB/s from the runner's start, seconds of start-up)."""
     far = start_far_tansu(f"far-{placement}", 0)
     near: Broker = start_tansu(f"near-{placement}")
     src, dst = (far, near) if placement == "source" else (near, far)
-    runs: dict[int, list[float]] = {}
+    runs: dict[int, list[tuple[float, float, float]]] = {}
     order = [r for rtt in rtts if rtt for r in (0, rtt)] or [0]
     try:
         for i, rtt in enumerate(order):
-            n = records_for(rtt, args.records)
+            n = args.records
             topic = f"wan{placement}{partitions}r{rtt}n{i}"
             far.proxy.set_delay(0)
             filler = SPAWN.Process(target=fill, args=(src.bootstrap, topic, n, args.size, partitions))
@@ -81,15 +79,19 @@ def one_setup(placement: str, partitions: int, rtts: list[int], args: argparse.N
             filler.join()
             assert filler.exitcode == 0, f"filling {topic} failed"
             far.proxy.set_delay(rtt / 2)
+            timings: dict[str, float] = {}
             rate = mirror_task(src.bootstrap, dst.bootstrap, topic, n, partitions, consumer={}, producer=args.producer,
-                               sample=rss)
-            runs.setdefault(rtt, []).append(rate * args.size / 1e6)
+                               sample=rss, timings=timings)
+            mb = args.size / 1e6
+            runs.setdefault(rtt, []).append((rate * mb, timings["from launch"] * mb, timings["start-up"]))
             release()  # what a worker does once tasks stopped
-            print(f"{placement} far, {partitions} partition(s), RTT {rtt:3d} ms: {runs[rtt][-1]:6.1f} MB/s, "
+            print(f"{placement} far, {partitions} partition(s), RTT {rtt:3d} ms: {rate * mb:6.1f} MB/s from RUNNING, "
+                  f"{timings['from launch'] * mb:6.1f} MB/s with its {timings['start-up']:.2f} s of start-up; "
                   f"RSS peak {rss.peak:.0f} MB, {rss.now():.0f} MB after the task", flush=True)
     finally:
         stop(far, near)
-    return {rtt: statistics.median(rates) for rtt, rates in runs.items()}
+    return {rtt: (statistics.median(r[0] for r in rates), statistics.median(r[1] for r in rates),
+                  statistics.median(r[2] for r in rates)) for rtt, rates in runs.items()}
 
 
 def stop(far: FarBroker, near: Broker) -> None:
@@ -97,17 +99,21 @@ def stop(far: FarBroker, near: Broker) -> None:
     near.stop()
 
 
-def table(results: dict[tuple[str, int], dict[int, float]], rtts: list[int], args: argparse.Namespace) -> str:
-    """A markdown table: one row per placement and partition count, MB/s and ratio per RTT."""
-    head = "| placement | partitions | " + " | ".join(f"RTT {r} ms" for r in rtts) + " |"
-    rows = [head, "|" + "---|" * (len(rtts) + 2)]
+def table(results: dict[tuple[str, int], dict[int, tuple[float, float, float]]], rtts: list[int],
+          args: argparse.Namespace) -> str:
+    """A markdown table: one row per placement, partition count and clock; MB/s and ratio per RTT."""
+    head = "| placement | partitions | clock | " + " | ".join(f"RTT {r} ms" for r in rtts) + " |"
+    rows = [head, "|" + "---|" * (len(rtts) + 3)]
     for (placement, partitions), rates in results.items():
-        base = rates.get(0)
-        cells = [f"{rates[r]:.1f} MB/s" + (f" ({rates[r] / base:.2f}x)" if base and r else "") for r in rtts]
-        rows.append(f"| {placement} far | {partitions} | " + " | ".join(cells) + " |")
+        for k, clock in enumerate(("from RUNNING", "with start-up")):
+            base = rates[0][k] if 0 in rates else None
+            cells = [f"{rates[r][k]:.1f} MB/s" + (f" ({rates[r][k] / base:.2f}x)" if base and r else "") for r in rtts]
+            rows.append(f"| {placement} far | {partitions} | {clock} | " + " | ".join(cells) + " |")
+        cells = [f"{rates[r][2]:.2f} s" for r in rtts]
+        rows.append(f"| {placement} far | {partitions} | start-up | " + " | ".join(cells) + " |")
     settings = ", ".join(f"producer {k}={v}" for k, v in args.producer.items()) or "default settings"
     rows.append(f"\n{time.strftime('%Y-%m-%d %H:%M', time.gmtime())} UTC, {args.records:,} records of {args.size} B "
-                f"({args.records // 2:,} at 200 ms), one MirrorSource task, {settings}; 0 ms: the median of the "
+                f"at every RTT, one MirrorSource task, {settings}; 0 ms: the median of the "
                 f"0 ms runs alternated with the delayed ones.")
     return "\n".join(rows)
 

@@ -1,16 +1,18 @@
 """One MirrorSource task with DEFAULT settings pulling from a source 50 ms away (100 ms RTT).
 
 `fetch.sessions=auto` (the default) measures the round trip to the source (pyconnect/kafka/round_trip.py)
-and opens one fetch session per 25 ms of it (connectors/mirror/fetch_pool.py): 4-5 here, one on the LAN.
+and opens one fetch session per 12.5 ms of it (connectors/mirror/fetch_pool.py): 8-9 here, one on the LAN;
+it connects them before it reports RUNNING.
 The goal is issue-defined (Kafka has no such test); the placement follows MM2's recommendation (Apache
 Kafka docs, connect/mirror: run MirrorMaker next to the target, consume across the link).
 
 The source broker sits behind tests/harness/wan_proxy.py; the task (the real MirrorSourceTask under
 the real SourceTaskRunner, as bench/mirror_source_bench.py drives it) copies a 20,000-record backlog
 with the proxy's delay at 0 and at 50 ms each way, twice each, alternating: the better delayed rate
-must be >= FLOOR (0.55x; see FLOOR) the better no-delay rate, and the copy must be byte-identical (key, value, headers,
-timestamp, partition and order). A task with ONE far partition reads it ahead with several sessions
-(connectors/mirror/read_ahead.py): its copy must be exact too, across transaction gaps in the offsets.
+must be >= FLOOR (0.7x, the issue's figure) the better no-delay rate, and the copy must be byte-identical
+(key, value, headers, timestamp, partition and order). A task with ONE far partition reads it ahead with
+several sessions (connectors/mirror/read_ahead.py): its copy must be exact too, across transaction gaps in
+the offsets.
 """
 
 from __future__ import annotations
@@ -42,10 +44,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
 from mirror_source_bench import mirror_task  # noqa: E402
 
 RECORDS, SIZE, PARTITIONS, ONE_WAY_MS = 20_000, 1000, 4, 50
-# The issue asks for >= 0.7x. Measured with default settings (4 automatic sessions) on the shared machine:
-# 0.60, 0.63, 0.69, 0.74, 0.85x, so 0.7 fails about half the runs: the floor is what the test can hold
-# without flaking, and still fails with one session (0.45x, the default before fetch.sessions=auto).
-FLOOR = 0.55
+# The issue asks for >= 0.7x. Measured with default settings (8-9 sessions connected before RUNNING), quiet
+# machine: 1.00, 1.01, 1.14x; with one session (`fetch.sessions=1`, the default before "auto") 0.60x, which
+# fails. Both rates include the local producer's start (~0.5 s for librdkafka's idempotent producer id), a
+# large part of a 20 MB copy; bench/wan_bench.py measures 200 MB copies.
+FLOOR = 0.7
 
 
 @pytest.fixture

@@ -168,7 +168,7 @@ SOURCE = COMMON.merge(TOPIC_SELECTION).merge(ConfigDef([
               validator=lambda _k, v: None if 1 <= v <= 32 else "Value must be within 1..32"),
     ConfigKey("fetch.sessions", S, AUTO, LOW, "Consumers (fetch sessions) a task reads its partitions with, "
               "the partitions split among them: more bytes per round trip to a far source cluster. \"auto\": "
-              "one on a LAN (round trip to the source under 10 ms), else one per 25 ms of round trip, 2 to 8; "
+              "one on a LAN (round trip to the source under 10 ms), else one per 12.5 ms of round trip, 2 to 16; "
               "with more sessions than partitions a partition is read ahead by several sessions at staggered "
               "offsets (docs/cross-dc.md). A number fixes the count (at most one session per partition).",
               validator=validate_sessions),

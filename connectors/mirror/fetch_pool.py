@@ -2,7 +2,7 @@
 
 Why: librdkafka keeps ONE Fetch request in flight per broker connection, so one consumer moves at most
 one fetch response per round trip to the source cluster, whatever its fetch sizes: at 100 ms RTT that is
-~40 MB/s with Tansu's ~4 MB answers, and with Kafka's defaults (max.partition.fetch.bytes 1 MB) 1 MB a
+~25 MB/s with Tansu's ~2.5 MB answers, and with Kafka's defaults (max.partition.fetch.bytes 1 MB) 1 MB a
 partition per RTT. A task far from its source cluster therefore reads with several consumers (each its
 own connection and fetch session), each owning a share of the partitions, and with larger per-partition
 fetches (FETCH_DEFAULTS).
@@ -28,15 +28,18 @@ Invariants:
 - `fetch.sessions=auto` (the default) sizes them from the measured round trip to the source cluster
   (pyconnect/kafka/round_trip.py), `auto_sessions`: ONE session below LAN_RTT (10 ms) or when the link could not be
   measured, so a LAN copy reads exactly as a single consumer does (several sessions cost a LAN copy
-  speed); above it, one session per SESSION_RTT (25 ms) of round trip, at least 2, at most MAX_SESSIONS (8),
+  speed); above it, one session per SESSION_RTT (12.5 ms) of round trip, at least 2, at most MAX_SESSIONS (16),
   whatever the task's partitions: one session moves one fetch answer per round trip, so the bytes a task
   moves per second stay about the same as the round trip grows;
 - memory is bounded whatever the count: each of several sessions pre-fetches at most, and asks for at
   most, FETCH_BUDGET_KB / (2 x sessions) KB (16 MB at most each), so the task's fetch buffers stay
-  within FETCH_BUDGET_KB (128 MB); one session keeps librdkafka's 64 MB pre-fetch and a 16 MB fetch;
+  within FETCH_BUDGET_KB (256 MB); one session keeps librdkafka's 64 MB pre-fetch and a 16 MB fetch;
   a read-ahead session pre-fetches at most READ_AHEAD_QUEUE_KB (4 MB) and a partition's ranges hold at
   most FETCH_BUDGET_KB / sessions of records each (read_ahead_sessions.range_bytes), so FETCH_BUDGET_KB
-  bounds the ranges (at most one per session) and 4 MB a session the pre-fetch (32 MB with 8).
+  bounds the ranges (at most one per session) and 4 MB a session the pre-fetch (64 MB with 16);
+- a far task (more than one session) waits, before it reports RUNNING, until every session has its
+  connection to its partitions' leader (`connect`, at most CONNECT_TIMEOUT), so its first fetches leave at
+  once; a session that could not connect by then connects when it fetches (never fatal).
 
 What the sessions leave unchanged (so the runner's guarantees hold as with one consumer): records of a
 partition are delivered in offset order, its offsets are committed only for records the target
@@ -45,19 +48,23 @@ acknowledged (the runner's run-based delivery), and the offset syncs map each de
 
 from __future__ import annotations
 
+import logging
 import math
+import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from connectors.mirror.read_ahead_sessions import PartitionSessions, range_bytes, read_ahead_conf
-from pyconnect.kafka.clients import assign, consume_available, watermarks
+from connectors.mirror.read_ahead_sessions import CONNECT_TIMEOUT, PartitionSessions, range_bytes, read_ahead_conf
+from pyconnect.kafka.clients import assign, broker_watermarks, consume_available, watermarks
+
+log = logging.getLogger(__name__)
 
 AUTO = "auto"  # fetch.sessions' default: sized from the measured round trip (auto_sessions)
 LAN_RTT = 0.010  # seconds: below it a source is on the task's LAN and one session reads it at full speed
-SESSION_RTT = 0.025  # seconds of round trip one more session is opened for
-MAX_SESSIONS = 8
-FETCH_BUDGET_KB = 131072  # a task's fetch buffers (pre-fetch queues and responses) with several sessions
+SESSION_RTT = 0.0125  # seconds of round trip one more session is opened for
+MAX_SESSIONS = 16
+FETCH_BUDGET_KB = 262144  # a task's fetch buffers (pre-fetch queues and responses) with several sessions
 WAIT_SLICE = 0.005  # how long one idle consumer is waited on before the others are looked at again
 # Applied unless the user set them (source.consumer.* / consumer.*). A partition may bring 8 MB a fetch
 # (Kafka honours it; librdkafka's 1 MB default caps a far partition at 1 MB per round trip), a fetch at
@@ -137,7 +144,16 @@ class _Plain:
 
     def __init__(self, consumer: Any, share: Sequence[tuple[str, int, int]]) -> None:
         self.consumer = consumer
+        self._first = share[0][:2]
         assign(consumer, share)
+
+    def wait_connected(self, timeout: float) -> None:
+        """Returns once the consumer has a connection to its first partition's leader (one ListOffsets,
+        whose answer is not used), or after `timeout` seconds."""
+        try:
+            broker_watermarks(self.consumer, *self._first, timeout)
+        except Exception as exc:  # noqa: BLE001 - never fatal: the consumer's own fetches retry
+            log.debug("session for %s-%d could not connect yet: %s", *self._first, exc)
 
     def drain(self, max_records: int) -> list[Any]:
         return list(self.consumer.consume(max_records, 0))
@@ -157,6 +173,9 @@ class _ReadAhead:
 
     def __init__(self, sessions: PartitionSessions) -> None:
         self.sessions = sessions
+
+    def wait_connected(self, timeout: float) -> None:
+        self.sessions.wait_connected(timeout)
 
     def drain(self, max_records: int) -> list[Any]:
         return self.sessions.drain(max_records)
@@ -219,6 +238,17 @@ class FetchPool:
                     consumer.close()
                 raise
             self._add(_ReadAhead(group), [(topic, partition, offset)])
+
+    def connect(self, timeout: float = CONNECT_TIMEOUT) -> None:
+        """Waits, at most `timeout` seconds, until every session has its connection to its partitions'
+        leader, all at once: a far task calls it before it reports RUNNING, so its first fetches leave at
+        once instead of ~5 round trips later (bootstrap, metadata, connection, versions)."""
+        threads = [threading.Thread(target=s.wait_connected, args=(timeout,), name="fetch-session-connect",
+                                    daemon=True) for s in self.sources]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(timeout + 1)  # wait_connected returns within timeout: never a thread left behind
 
     def consume(self, max_records: int, timeout: float) -> list[Any]:
         """Up to `max_records` messages from the consumers in turn, waiting up to `timeout` for the first."""

@@ -56,14 +56,15 @@ class PartitionSessions:
         self.topic, self.partition, self.batch = topic, partition, batch
         self.state = ReadAhead(len(self.consumers), range_size, position if position >= 0 else None, batch)
         assign(self.consumers[0], [(topic, partition, position)])
-        self._connect(self.consumers[1:])
+        self._connect(self.consumers)
 
     def _connect(self, consumers: Sequence[Any]) -> None:
-        """Open the idle sessions' connections to the partition's leader now, in the background and all at
-        once (one ListOffsets each; its answer is not used: Tansu's is wrong for multi-record batches): a
+        """Open the sessions' connections to the partition's leader now, in the background and all at once
+        (one ListOffsets each; its answer is not used: Tansu's is wrong for multi-record batches): an idle
         session's first fetch otherwise waits for bootstrap, metadata, connection and version requests, ~5
-        round trips (1 s at 200 ms), when its first range is opened. A session that cannot connect now
-        connects when it fetches. `close` waits for these threads before closing the consumers."""
+        round trips (1 s at 200 ms), when its first range is opened; the head's (already assigned) fetches
+        as soon as its connection is up anyway. A session that cannot connect now connects when it fetches.
+        `close` waits for these threads before closing the consumers; `wait_connected` waits for them."""
         def connect(consumer: Any) -> None:
             try:
                 broker_watermarks(consumer, self.topic, self.partition, CONNECT_TIMEOUT)
@@ -73,6 +74,12 @@ class PartitionSessions:
                             for c in consumers]
         for thread in self._connecting:
             thread.start()
+
+    def wait_connected(self, timeout: float) -> None:
+        """Waits at most `timeout` seconds for the connections `_connect` opens."""
+        deadline = time.monotonic() + timeout
+        for thread in self._connecting:
+            thread.join(max(0.0, deadline - time.monotonic()))
 
     def drain(self, max_records: int) -> list[Any]:
         """What the sessions have queued, moved into their ranges, and up to `max_records` of the head's."""

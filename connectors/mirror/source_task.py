@@ -9,6 +9,7 @@ from __future__ import annotations
 import itertools
 import logging
 import threading
+import time
 from collections.abc import Mapping
 from typing import Any
 
@@ -118,7 +119,13 @@ class MirrorSourceTask(MessageRunTask):
             stats = ClientStats("consumer", conf["client.id"])
             self._consumer_stats.append(stats)
             return new_consumer(conf, stats)
-        return FetchPool(new_session, positions, sessions)
+        pool = FetchPool(new_session, positions, sessions)
+        if sessions > 1:  # a far source (fetch_pool.auto_sessions): connect before RUNNING, not at the first fetch
+            began = time.monotonic()
+            pool.connect()
+            log.info("%d fetch session(s) connected to %s in %.2fs", sessions, self.cfg.source,
+                     time.monotonic() - began)
+        return pool
 
     def _session_count(self, conf: Mapping[str, str]) -> int:
         """`fetch.sessions`, or for "auto" the count the measured round trip to the source calls for

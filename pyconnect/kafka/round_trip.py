@@ -3,8 +3,8 @@ its partitions over.
 
 How: a client with the task's own settings for that cluster (so the same listeners, TLS and SASL: the
 given client, or a short-lived probe consumer) asks for one topic's metadata WARM_UPS times, which
-opens and warms its connection (TCP, ApiVersions, any handshake), then SAMPLES more times; the round trip
-is the fastest of those samples.
+opens and warms its connection (TCP, ApiVersions, any handshake), then up to SAMPLES more times, for at
+most SAMPLE_BUDGET seconds (but at least MIN_SAMPLES times); the round trip is the fastest of those samples.
 A metadata request is small and answered from the broker's memory, so its time is the link's round trip
 plus a broker's turnaround, never less than the round trip.
 
@@ -35,6 +35,13 @@ SAMPLES = 5  # the fastest of a few: one slow answer from a busy broker must not
 # probes of 14-40 ms were seen under a parallel test run, against 0.1-0.4 ms quiet); samples spread over ~50 ms
 # do not all fall in one stretch. Costs a task of several partitions ~50 ms once, at start.
 SAMPLE_GAP = 0.012
+# Sampling stops once it has taken this long: a far link's samples are all about its round trip, and five in a
+# row cost a task 1 s of start-up at 200 ms; a LAN's five take ~60 ms and are all taken (SAMPLE_GAP's reason).
+SAMPLE_BUDGET = 0.15
+# ...but not before two: librdkafka sends the first request after the warm-up to the broker the metadata named,
+# on a connection of its own (the bootstrap one is separate), so that sample pays ApiVersions too: 2 round trips
+# (seen: 205 ms through a 100 ms link).
+MIN_SAMPLES = 2
 
 
 def client_round_trip(client: Any, topic: str, timeout: float = 10.0) -> float | None:
@@ -42,13 +49,18 @@ def client_round_trip(client: Any, topic: str, timeout: float = 10.0) -> float |
     connection may still be cold: the first request warms it); None when it could not be measured."""
     try:
         best: float | None = None
+        sampling = 0.0
         for i in range(WARM_UPS + SAMPLES):
             began = time.perf_counter()
             client.list_topics(topic, timeout=timeout)
             took = time.perf_counter() - began
             if i >= WARM_UPS:
                 best = took if best is None else min(best, took)
+                sampling += took
+                if sampling >= SAMPLE_BUDGET and i + 1 - WARM_UPS >= MIN_SAMPLES:
+                    break
                 time.sleep(SAMPLE_GAP)  # why: see SAMPLE_GAP
+                sampling += SAMPLE_GAP
         return best
     except KafkaException as exc:  # the task's own clients will report the cluster's state
         log.warning("could not measure the round trip to the cluster of %s: %s", topic, exc)

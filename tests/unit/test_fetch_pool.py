@@ -28,20 +28,21 @@ def test_every_partition_goes_to_exactly_one_session() -> None:
 
 
 @pytest.mark.parametrize(("configured", "partitions", "rtt", "expected"), [
-    (None, 1, 0.2, 8), (None, 1, 0.005, 1), (None, 1, 0.1, 4), (None, 4, 0.2, 8), (None, 4, 0.0005, 1),
-    (None, 4, None, 1), (None, 0, 0.1, 1), (2, 25, 0.0, 2), (8, 3, 0.2, 3), (1, 25, 0.2, 1), (None, 4, 0.1, 4),
-    (None, 25, 0.05, 2), (None, 25, 0.2, 8)])
+    (None, 1, 0.2, 16), (None, 1, 0.005, 1), (None, 1, 0.1, 8), (None, 4, 0.2, 16), (None, 4, 0.0005, 1),
+    (None, 4, None, 1), (None, 0, 0.1, 1), (2, 25, 0.0, 2), (8, 3, 0.2, 3), (1, 25, 0.2, 1), (None, 4, 0.1, 8),
+    (None, 25, 0.05, 4), (None, 25, 0.2, 16)])
 def test_session_count_is_configured_or_sized_from_the_round_trip_and_auto_may_read_ahead(
         configured: int | None, partitions: int, rtt: float | None, expected: int) -> None:
     assert session_count(configured, partitions, rtt) == expected
 
 
 def test_auto_sessions_keep_one_on_a_lan_and_grow_with_the_round_trip_within_the_bound() -> None:
-    """The sizing rule (fetch_pool.py): 1 below LAN_RTT, then one per 25 ms, 2..MAX_SESSIONS, whatever the
+    """The sizing rule (fetch_pool.py): 1 below LAN_RTT, then one per 12.5 ms, 2..MAX_SESSIONS, whatever the
     partitions (more sessions than partitions read a partition ahead)."""
     assert auto_sessions(LAN_RTT * 0.99, 64) == 1
     assert auto_sessions(LAN_RTT, 64) == 2
-    assert [auto_sessions(ms / 1000, 64) for ms in (20, 50, 51, 100, 150, 200, 1000)] == [2, 2, 3, 4, 6, 8, 8]
+    assert [auto_sessions(ms / 1000, 64) for ms in (20, 25, 26, 50, 51, 100, 150, 200, 1000)] == [
+        2, 2, 3, 4, 5, 8, 12, 16, 16]
     counts = [auto_sessions(ms / 1000, 64) for ms in range(0, 1000)]
     assert counts == sorted(counts) and max(counts) == MAX_SESSIONS
     assert all(auto_sessions(ms / 1000, parts) == auto_sessions(ms / 1000, 64)
