@@ -4,6 +4,7 @@ kills a pod 30 s after SIGTERM. With the clusters up the stop is quick and commi
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 import httpx
@@ -11,7 +12,7 @@ import pytest
 
 from tests.harness.brokers import free_port
 from tests.harness.connectors import all_running, committed, sequence_connector
-from tests.harness.faults import own_brokers, sigterm_group, start_mirror_maker, timed_sigterm
+from tests.harness.faults import own_brokers, sigterm_another_thread, sigterm_group, start_mirror_maker, timed_sigterm
 from tests.harness.kafka_io import create_topic, produce_many
 from tests.harness.workers import Cluster, wait_for
 
@@ -69,5 +70,40 @@ def test_dedicated_mirror_maker_stops_in_time_with_both_clusters_gone(tmp_path: 
             seconds, code = timed_sigterm(process)
             print(f"dedicated mode, SIGTERM with both clusters gone: exit {code} after {seconds:.1f}s")
             assert code == 0 and seconds <= GRACEFUL + MARGIN, seconds
+        finally:
+            sigterm_group(process)
+
+
+def test_a_sigterm_another_thread_received_stops_the_worker(tmp_path: Path, request: pytest.FixtureRequest) -> None:
+    """The kernel delivers a signal sent to a process to any thread that does not block it. CPython runs the
+    handler only in the main thread, so a main thread asleep in an untimed wait never ran it: a dedicated
+    process ignored the chart test's SIGTERM (and a second one) for 10 minutes. The signal goes to a thread
+    other than the main one here, as the kernel may choose; the worker must still stop, cleanly."""
+    with own_brokers("shutthread") as (broker,):
+        cluster = Cluster(broker, tmp_path, "shutthread")
+        request.addfinalizer(cluster.close)
+        (w,) = cluster.start(1)
+        w.wait_ready()
+        assert w.process is not None
+        start = time.monotonic()
+        tid = sigterm_another_thread(w.process.pid)
+        code = w.process.wait(30)
+        print(f"SIGTERM to thread {tid} of {w.process.pid}: exit {code} after {time.monotonic() - start:.1f}s")
+        assert code == 0 and time.monotonic() - start <= 3.0
+        assert "received signal 15, shutting down" in w.log_path.read_text()
+
+
+def test_a_sigterm_another_thread_received_stops_a_dedicated_mirror_maker(tmp_path: Path) -> None:
+    """The same for `replikafka mirror-maker` (the process of the chart test that hung)."""
+    with own_brokers("shutthrA", "shutthrB") as (a, b):
+        port = free_port()
+        process = start_mirror_maker(tmp_path, a, b, port, "orders")
+        try:
+            wait_for(lambda: httpx.get(f"http://127.0.0.1:{port}/health", timeout=5).status_code == 200, 90,
+                     "/health 200")
+            start = time.monotonic()
+            sigterm_another_thread(process.pid)
+            code = process.wait(30)
+            assert code == 0 and time.monotonic() - start <= 3.0
         finally:
             sigterm_group(process)

@@ -3,6 +3,9 @@ test), and a dedicated MirrorMaker process."""
 
 from __future__ import annotations
 
+import ctypes
+import os
+import platform
 import signal
 import subprocess
 import sys
@@ -48,10 +51,31 @@ def start_mirror_maker(tmp_path: Path, a: Broker, b: Broker, port: int, topics: 
                             stderr=subprocess.STDOUT)
 
 
+_TGKILL = {"x86_64": 234, "aarch64": 131}  # the tgkill system call's number (Python has no os.tgkill)
+
+
+def sigterm_another_thread(pid: int) -> int:
+    """SIGTERM one thread of process `pid` other than its main thread, one that does not block the signal
+    (librdkafka's threads block every signal; Python's do not), as the kernel may pick for a signal sent to
+    the process; returns the thread's id."""
+    number = _TGKILL.get(platform.machine())
+    if number is None:
+        raise NotImplementedError(f"no tgkill system call number known for {platform.machine()}")
+    for tid in sorted(int(t) for t in os.listdir(f"/proc/{pid}/task") if int(t) != pid):
+        status = Path(f"/proc/{pid}/task/{tid}/status").read_text()
+        blocked = int(next(line for line in status.splitlines() if line.startswith("SigBlk:")).split()[1], 16)
+        if not blocked & (1 << (signal.SIGTERM - 1)):
+            libc = ctypes.CDLL(None, use_errno=True)
+            if libc.syscall(number, pid, tid, signal.SIGTERM) != 0:
+                raise OSError(ctypes.get_errno(), f"tgkill({pid}, {tid}, SIGTERM) failed")
+            return tid
+    raise AssertionError(f"every thread of {pid} but the main one blocks SIGTERM")
+
+
 def sigterm_group(process: subprocess.Popen[bytes]) -> None:
     if process.poll() is None:
         process.send_signal(signal.SIGKILL)
         process.wait(10)
 
 
-__all__ = ["own_brokers", "signal", "start_mirror_maker", "sigterm_group", "timed_sigterm"]
+__all__ = ["own_brokers", "signal", "start_mirror_maker", "sigterm_another_thread", "sigterm_group", "timed_sigterm"]
