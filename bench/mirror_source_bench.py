@@ -71,6 +71,23 @@ def fill(bootstrap: str, topic: str, n: int, size: int, partitions: int) -> None
     assert producer.flush(120) == 0
 
 
+def create_task_topics(src: str, dst: str, topic: str, partitions: int) -> None:
+    """The remote topic on `dst`, and the offset-syncs topic on `src` with one partition if it is missing: the
+    connector creates it before its tasks run; a task run alone (as here) would have its sync producer
+    auto-create it with the broker's default partitions, which a connector on the same broker later refuses
+    (tests share brokers)."""
+    target_admin = AdminClient({"bootstrap.servers": dst})  # held: its futures fail once it is collected
+    for fut in target_admin.create_topics([NewTopic(f"A.{topic}", partitions, 1)]).values():
+        fut.result(30)
+    source_admin = AdminClient({"bootstrap.servers": src})
+    for fut in source_admin.create_topics([NewTopic("mm2-offset-syncs.B.internal", 1, 1)]).values():
+        try:
+            fut.result(30)
+        except KafkaException as exc:
+            if exc.args[0].code() != KafkaError.TOPIC_ALREADY_EXISTS:
+                raise
+
+
 def mirror_task(src: str, dst: str, topic: str, n: int, partitions: int, cpu: CpuWindow | None = None,
                 extra: dict[str, str] | None = None, consumer: dict[str, str] | None = None,
                 producer: dict[str, str] | None = None, sample: Callable[[], None] | None = None,
@@ -80,19 +97,7 @@ def mirror_task(src: str, dst: str, topic: str, n: int, partitions: int, cpu: Cp
     CONSUMER/PRODUCER; {}: the defaults); `sample` is called while waiting (e.g. to read the RSS); `timings`,
     if given, gets "start-up" (seconds from the runner's start to RUNNING) and "from launch" (records/s with
     the start-up counted too)."""
-    admin = AdminClient({"bootstrap.servers": dst})
-    for fut in admin.create_topics([NewTopic(f"A.{topic}", partitions, 1)]).values():
-        fut.result(30)
-    # The connector creates the offset-syncs topic (one partition) before its tasks run; this task runs alone,
-    # and its sync producer would otherwise auto-create it with the broker's default partitions, which a
-    # connector on the same broker later refuses (tests share brokers).
-    source_admin = AdminClient({"bootstrap.servers": src})  # held: its futures fail once it is collected
-    for fut in source_admin.create_topics([NewTopic("mm2-offset-syncs.B.internal", 1, 1)]).values():
-        try:
-            fut.result(30)
-        except KafkaException as exc:
-            if exc.args[0].code() != KafkaError.TOPIC_ALREADY_EXISTS:
-                raise
+    create_task_topics(src, dst, topic, partitions)
     config = {
         "connector.class": "MirrorSourceConnector", "source.cluster.alias": "A", "target.cluster.alias": "B",
         "source.cluster.bootstrap.servers": src, "target.cluster.bootstrap.servers": dst,
