@@ -48,17 +48,20 @@ acknowledged (the runner's run-based delivery), and the offset syncs map each de
 
 from __future__ import annotations
 
-import logging
 import math
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from connectors.mirror.read_ahead_sessions import CONNECT_TIMEOUT, PartitionSessions, range_bytes, read_ahead_conf
-from pyconnect.kafka.clients import assign, broker_watermarks, consume_available, watermarks
-
-log = logging.getLogger(__name__)
+from connectors.mirror.read_ahead_sessions import (
+    CONNECT_TIMEOUT,
+    PartitionSessions,
+    connect_session,
+    range_bytes,
+    read_ahead_conf,
+)
+from pyconnect.kafka.clients import assign, consume_available, watermarks
 
 AUTO = "auto"  # fetch.sessions' default: sized from the measured round trip (auto_sessions)
 LAN_RTT = 0.010  # seconds: below it a source is on the task's LAN and one session reads it at full speed
@@ -148,12 +151,8 @@ class _Plain:
         assign(consumer, share)
 
     def wait_connected(self, timeout: float) -> None:
-        """Returns once the consumer has a connection to its first partition's leader (one ListOffsets,
-        whose answer is not used), or after `timeout` seconds."""
-        try:
-            broker_watermarks(self.consumer, *self._first, timeout)
-        except Exception as exc:  # noqa: BLE001 - never fatal: the consumer's own fetches retry
-            log.debug("session for %s-%d could not connect yet: %s", *self._first, exc)
+        """Returns once the consumer has a connection to its first partition's leader, or after `timeout`."""
+        connect_session(self.consumer, *self._first, timeout)
 
     def drain(self, max_records: int) -> list[Any]:
         return list(self.consumer.consume(max_records, 0))

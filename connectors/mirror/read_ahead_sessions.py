@@ -34,6 +34,16 @@ WAIT_SLICE = 0.01  # seconds the head's session is waited on before the others a
 CONNECT_TIMEOUT = 5.0  # seconds a read-ahead session's first connection may take in the background
 
 
+def connect_session(consumer: Any, topic: str, partition: int, timeout: float = CONNECT_TIMEOUT) -> None:
+    """Opens `consumer`'s connection to the leader of `topic`-`partition` now (one ListOffsets, whose answer is
+    not used: Tansu's is wrong for multi-record batches), waiting at most `timeout`. Never fatal: a session that
+    cannot connect now connects when it fetches."""
+    try:
+        broker_watermarks(consumer, topic, partition, timeout)
+    except Exception as exc:  # noqa: BLE001 - a warm-up that failed is never fatal: the fetch retries
+        log.debug("fetch session could not reach %s-%d yet: %s", topic, partition, exc)
+
+
 def range_bytes(budget_kb: int, sessions: int) -> int:
     """Bytes of records a range is given: the fetch budget shared by the task's sessions, 32 MB at most."""
     return min(MAX_RANGE_BYTES, budget_kb * 1024 // max(1, sessions))
@@ -65,13 +75,8 @@ class PartitionSessions:
         round trips (1 s at 200 ms), when its first range is opened; the head's (already assigned) fetches
         as soon as its connection is up anyway. A session that cannot connect now connects when it fetches.
         `close` waits for these threads before closing the consumers; `wait_connected` waits for them."""
-        def connect(consumer: Any) -> None:
-            try:
-                broker_watermarks(consumer, self.topic, self.partition, CONNECT_TIMEOUT)
-            except Exception as exc:  # noqa: BLE001 - a warm-up that failed is never fatal: the fetch retries
-                log.debug("read-ahead session could not reach %s-%d yet: %s", self.topic, self.partition, exc)
-        self._connecting = [threading.Thread(target=connect, args=(c,), name="read-ahead-connect", daemon=True)
-                            for c in consumers]
+        self._connecting = [threading.Thread(target=connect_session, args=(c, self.topic, self.partition),
+                                             name="read-ahead-connect", daemon=True) for c in consumers]
         for thread in self._connecting:
             thread.start()
 
