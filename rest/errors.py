@@ -5,12 +5,17 @@ Herder errors get their status here and only here (Connect's ConnectExceptionMap
     NotFound   404        Conflict   409        BadConfig  400        Forbidden  403
     anything else (NotLeader or NotAssigned that no forwarding handled, any other exception)  500
 
+A request that timed out (TimeoutError: e.g. an internal topic that could not be read to its end) is a 500
+with its reason and one log line, as Connect's "Request timed out"; any other unexpected exception is a 500
+whose stack trace the server logs (Connect's ConnectExceptionMapper logs those at ERROR too).
+
 `RestError` is the REST layer's own failure with its status: a malformed request, a forwarding hop
 that is not allowed, or the answer relayed from the worker a request was forwarded to.
 """
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 from fastapi import FastAPI, Request
@@ -20,6 +25,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from pyconnect.runtime.herder.errors import BadConfig, Conflict, Forbidden, HerderError, NotFound
 
+log = logging.getLogger(__name__)
 STATUS: dict[type[HerderError], int] = {NotFound: 404, Conflict: 409, BadConfig: 400, Forbidden: 403}
 
 
@@ -67,6 +73,14 @@ def install(app: FastAPI) -> None:
     @app.exception_handler(RequestValidationError)
     async def bad_request(_r: Request, exc: RequestValidationError) -> JSONResponse:
         return error(400, _validation_message(exc))
+
+    @app.exception_handler(TimeoutError)
+    async def timed_out(request: Request, exc: TimeoutError) -> JSONResponse:
+        # Connect answers a request that timed out 500 "Request timed out" (a ConnectRestException: no stack
+        # trace in its log). Here too: one line in the log, not the trace Starlette prints for the 500s below.
+        message = str(exc) or "Request timed out"
+        log.warning("%s %s timed out: %s", request.method, request.url.path, message)
+        return error(500, message)
 
     @app.exception_handler(Exception)
     async def internal(_r: Request, exc: Exception) -> JSONResponse:
