@@ -232,8 +232,15 @@ class MirrorSourceTask(MessageRunTask):
                 self.syncs.flush_pending()
             else:
                 self.syncs.flush_quiet()
-        if self.sync_producer is not None:
-            self.sync_producer.flush(10)
+        if self.sync_producer is None:
+            return
+        if self._stopping.is_set():
+            self.sync_producer.flush(10)  # the final commit: a stopped task's last syncs are on Kafka
+        else:
+            # Not waited for, as Java's MirrorSourceTask sends them (OffsetSyncWriter: send, no flush): the syncs'
+            # topic is on the source cluster, so waiting held the task for a round trip to it at every offset
+            # commit (a far source: 100-200 ms each), and for up to 10 s when that cluster is slow.
+            self.sync_producer.poll(0)
 
     def stop(self) -> None:
         stopping = getattr(self, "_stopping", None)
