@@ -39,7 +39,11 @@ Invariants:
   bounds the ranges (at most one per session) and 4 MB a session the pre-fetch (64 MB with 16);
 - a far task (more than one session) waits, before it reports RUNNING, until every session has its
   connection to its partitions' leader (`connect`, at most CONNECT_TIMEOUT), so its first fetches leave at
-  once; a session that could not connect by then connects when it fetches (never fatal).
+  once; a session that could not connect by then connects when it fetches (never fatal);
+- a far task's session whose positions are logical (a first start: BEGINNING/END) is assigned in `connect`,
+  once its consumer knows the leader (clients.assign_with_leader), never before and never twice: assigned
+  earlier, librdkafka waited for its 500 ms offset-query timer before asking for the offset; a concrete
+  position (a restart from committed offsets) is assigned at once, as one consumer's would be.
 
 What the sessions leave unchanged (so the runner's guarantees hold as with one consumer): records of a
 partition are delivered in offset order, its offsets are committed only for records the target
@@ -61,7 +65,7 @@ from connectors.mirror.read_ahead_sessions import (
     range_bytes,
     read_ahead_conf,
 )
-from pyconnect.kafka.clients import assign, consume_available, watermarks
+from pyconnect.kafka.clients import assign, assign_with_leader, consume_available, watermarks
 
 AUTO = "auto"  # fetch.sessions' default: sized from the measured round trip (auto_sessions)
 LAN_RTT = 0.010  # seconds: below it a source is on the task's LAN and one session reads it at full speed
@@ -143,16 +147,24 @@ def deal(sessions: int, partitions: int) -> list[int]:
 
 
 class _Plain:
-    """One consumer reading whole partitions (each partition by this consumer alone)."""
+    """One consumer reading whole partitions (each partition by this consumer alone). `defer`: a share with a
+    logical position is assigned by `wait_connected`, once the leader is known (FetchPool.connect)."""
 
-    def __init__(self, consumer: Any, share: Sequence[tuple[str, int, int]]) -> None:
+    def __init__(self, consumer: Any, share: Sequence[tuple[str, int, int]], defer: bool = False) -> None:
         self.consumer = consumer
+        self._share = list(share)
         self._first = share[0][:2]
-        assign(consumer, share)
+        self._deferred = defer and any(offset < 0 for _, _, offset in share)
+        if not self._deferred:
+            assign(consumer, share)
 
     def wait_connected(self, timeout: float) -> None:
-        """Returns once the consumer has a connection to its first partition's leader, or after `timeout`."""
-        connect_session(self.consumer, *self._first, timeout)
+        """Assigns a deferred share, then returns once the consumer has a connection to its first partition's
+        leader, or after `timeout` in all."""
+        deadline = time.monotonic() + timeout
+        if self._deferred:
+            assign_with_leader(self.consumer, self._share, timeout)
+        connect_session(self.consumer, *self._first, max(0.0, deadline - time.monotonic()))
 
     def drain(self, max_records: int) -> list[Any]:
         return list(self.consumer.consume(max_records, 0))
@@ -202,10 +214,12 @@ class FetchPool:
         self._owner: dict[tuple[str, int], Source] = {}
         self._made = 0
         self._new_consumer = new_consumer
+        self._defer = sessions > 1  # far: logical positions are assigned by connect(), once the leader is known
+        self._connected = not self._defer
         try:
             if sessions <= len(positions):
                 for share in split(positions, sessions):
-                    self._add(_Plain(self._consumer({}), share), share)
+                    self._add(_Plain(self._consumer({}), share, self._defer), share)
             else:
                 self._read_ahead(positions, sessions)
         except Exception:
@@ -226,12 +240,13 @@ class FetchPool:
         size = range_bytes(FETCH_BUDGET_KB, sessions)
         for (topic, partition, offset), count in zip(positions, deal(sessions, len(positions)), strict=True):
             if count == 1:
-                self._add(_Plain(self._consumer({}), [(topic, partition, offset)]), [(topic, partition, offset)])
+                share = [(topic, partition, offset)]
+                self._add(_Plain(self._consumer({}), share, self._defer), share)
                 continue
             consumers: list[Any] = []
             try:
                 consumers.extend(self._consumer(read_ahead_conf(size)) for _ in range(count))
-                group = PartitionSessions(consumers, topic, partition, offset, size)
+                group = PartitionSessions(consumers, topic, partition, offset, size, defer=self._defer)
             except Exception:
                 for consumer in consumers:
                     consumer.close()
@@ -241,7 +256,11 @@ class FetchPool:
     def connect(self, timeout: float = CONNECT_TIMEOUT) -> None:
         """Waits, at most `timeout` seconds, until every session has its connection to its partitions'
         leader, all at once: a far task calls it before it reports RUNNING, so its first fetches leave at
-        once instead of ~5 round trips later (bootstrap, metadata, connection, versions)."""
+        once instead of ~5 round trips later (bootstrap, metadata, connection, versions). A session whose
+        positions are logical (a first start: BEGINNING/END) is assigned here, as soon as its leader is known
+        (clients.assign_with_leader): assigned before, it waited for librdkafka's 500 ms offset-query timer
+        (at 50 ms a fresh copy's first record came 0.4 s later)."""
+        self._connected = True
         threads = [threading.Thread(target=s.wait_connected, args=(timeout,), name="fetch-session-connect",
                                     daemon=True) for s in self.sources]
         for thread in threads:
@@ -251,6 +270,8 @@ class FetchPool:
 
     def consume(self, max_records: int, timeout: float) -> list[Any]:
         """Up to `max_records` messages from the consumers in turn, waiting up to `timeout` for the first."""
+        if not self._connected:  # several sessions: their deferred assignments are made by connect()
+            self.connect()
         if len(self.sources) == 1:
             return self.sources[0].wait(timeout, max_records)
         deadline = time.monotonic() + timeout

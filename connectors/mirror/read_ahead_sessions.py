@@ -25,7 +25,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from connectors.mirror.read_ahead import ReadAhead
-from pyconnect.kafka.clients import assign, broker_watermarks, watermarks
+from pyconnect.kafka.clients import assign, assign_with_leader, broker_watermarks, watermarks
 
 log = logging.getLogger(__name__)
 READ_AHEAD_QUEUE_KB = 4096  # a read-ahead session's pre-fetch queue: under two Tansu answers (see the docstring)
@@ -61,24 +61,40 @@ class PartitionSessions:
     """Several consumers reading one partition ahead of each other, delivering it in offset order."""
 
     def __init__(self, consumers: Sequence[Any], topic: str, partition: int, position: int, range_size: int,
-                 batch: int = 10000) -> None:
+                 batch: int = 10000, defer: bool = False) -> None:
+        """`defer`: a logical `position` (BEGINNING/END) is assigned by the head's connecting thread once its
+        leader is known (clients.assign_with_leader), not here."""
         self.consumers = list(consumers)
         self.topic, self.partition, self.batch = topic, partition, batch
         self.state = ReadAhead(len(self.consumers), range_size, position if position >= 0 else None, batch)
-        assign(self.consumers[0], [(topic, partition, position)])
-        self._connect(self.consumers)
+        head = [(topic, partition, position)]
+        if defer and position < 0:
+            self._connect(head)
+        else:
+            assign(self.consumers[0], head)
+            self._connect()
 
-    def _connect(self, consumers: Sequence[Any]) -> None:
+    def _connect(self, head: list[tuple[str, int, int]] | None = None) -> None:
         """Open the sessions' connections to the partition's leader now, in the background and all at once
         (one ListOffsets each; its answer is not used: Tansu's is wrong for multi-record batches): an idle
         session's first fetch otherwise waits for bootstrap, metadata, connection and version requests, ~5
-        round trips (1 s at 200 ms), when its first range is opened; the head's (already assigned) fetches
-        as soon as its connection is up anyway. A session that cannot connect now connects when it fetches.
-        `close` waits for these threads before closing the consumers; `wait_connected` waits for them."""
-        self._connecting = [threading.Thread(target=connect_session, args=(c, self.topic, self.partition),
-                                             name="read-ahead-connect", daemon=True) for c in consumers]
+        round trips (1 s at 200 ms), when its first range is opened; the head's (already assigned, or assigned
+        here first if `head` is given) fetches as soon as its connection is up anyway. A session that cannot
+        connect now connects when it fetches. `close` waits for these threads before closing the consumers;
+        `wait_connected` waits for them."""
+        self._connecting = [threading.Thread(target=self._connect_one, args=(session, head if session == 0 else None),
+                                             name="read-ahead-connect", daemon=True)
+                            for session in range(len(self.consumers))]
         for thread in self._connecting:
             thread.start()
+
+    def _connect_one(self, session: int, assignment: list[tuple[str, int, int]] | None) -> None:
+        """Connects one session, after assigning it `assignment` once its leader is known (if given); both
+        within CONNECT_TIMEOUT."""
+        deadline = time.monotonic() + CONNECT_TIMEOUT
+        if assignment is not None:
+            assign_with_leader(self.consumers[session], assignment, CONNECT_TIMEOUT)
+        connect_session(self.consumers[session], self.topic, self.partition, max(0.0, deadline - time.monotonic()))
 
     def wait_connected(self, timeout: float) -> None:
         """Waits at most `timeout` seconds for the connections `_connect` opens."""

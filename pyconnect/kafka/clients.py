@@ -8,6 +8,7 @@ so the per-record path allocates nothing of ours.
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, Protocol
 
@@ -100,6 +101,21 @@ def new_consumer(conf: Mapping[str, str], stats: ClientStats | None = None) -> c
 def assign(consumer: ck.Consumer, positions: Iterable[tuple[str, int, int]]) -> None:
     """Assign (topic, partition, offset) triples; offset may be OFFSET_BEGINNING/OFFSET_END."""
     consumer.assign([ck.TopicPartition(t, p, o) for t, p, o in positions])
+
+
+def assign_with_leader(consumer: ck.Consumer, positions: Sequence[tuple[str, int, int]], timeout: float) -> None:
+    """`assign`, for a consumer that may not know the partitions' leader yet: if a position is logical
+    (BEGINNING/END), the topics' metadata is asked for first (at most `timeout` seconds, then assigned anyway).
+    Why: librdkafka resolves a logical offset with a ListOffsets to the leader; a partition assigned before the
+    leader is known waits for the offset-query retry timer (500 ms), even once the leader is known a round trip
+    later. Assigned once it is known, the query leaves at once."""
+    deadline = time.monotonic() + timeout
+    for topic in sorted({t for t, _, offset in positions if offset < 0}):
+        try:
+            consumer.list_topics(topic, timeout=max(0.0, deadline - time.monotonic()))
+        except ck.KafkaException as exc:  # not reachable yet: librdkafka retries on its own, as it would have
+            log.debug("no metadata for %s before assigning it: %s", topic, exc)
+    assign(consumer, positions)
 
 
 def end_offsets(consumer: ck.Consumer, topic: str, partitions: Sequence[int],
