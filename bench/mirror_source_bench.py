@@ -110,14 +110,15 @@ def wait_committed(offsets: OffsetStore, runner: SourceTaskRunner, topic: str, n
 def mirror_task(src: str, dst: str, topic: str, n: int, partitions: int, cpu: CpuWindow | None = None,
                 extra: dict[str, str] | None = None, consumer: dict[str, str] | None = None,
                 producer: dict[str, str] | None = None, sample: Callable[[], None] | None = None,
-                timings: dict[str, float] | None = None) -> float:
+                timings: dict[str, float] | None = None, flush_interval: float = 0.1) -> float:
     """Records/s of one task copying the `n`-record backlog; `cpu`, if given, measures the same window;
     `extra`: more connector settings; `consumer`/`producer`: the clients' settings (None: this bench's
     CONSUMER/PRODUCER; {}: the defaults); `sample` is called while waiting (e.g. to read the RSS); `timings`,
     if given, gets "start-up" (seconds from the runner's start to RUNNING), "from launch" (records/s with
     the start-up counted too) and "steady" (records/s from the first tenth committed to the last: what the
     clients' start-up, e.g. the idempotent producer's id, 0.5-1 s after it is created, does not touch; what
-    was committed when a tenth was first seen is left out of it)."""
+    was committed when a tenth was first seen is left out of it); `flush_interval`: seconds between offset
+    commits (the steady clock's resolution)."""
     create_task_topics(src, dst, topic, partitions)
     config = {
         "connector.class": "MirrorSourceConnector", "source.cluster.alias": "A", "target.cluster.alias": "B",
@@ -129,7 +130,7 @@ def mirror_task(src: str, dst: str, topic: str, n: int, partitions: int, cpu: Cp
     offsets = OffsetStore(MemoryLog(MemoryTopic(25)))
     offsets.start()
     producer_conf = {"bootstrap.servers": dst, **(PRODUCER if producer is None else producer)}
-    settings = RunnerSettings(producer_conf, byte_array, byte_array, 0.1, 5.0, 10.0)
+    settings = RunnerSettings(producer_conf, byte_array, byte_array, flush_interval, 5.0, 10.0)
     runner = SourceTaskRunner("bench", 0, MirrorSourceTask(), config, ConnectorOffsetStores(offsets), settings,
                               lambda s, t: print(t) if t else None)
     launched = time.perf_counter()

@@ -8,9 +8,9 @@ Kafka docs, connect/mirror: run MirrorMaker next to the target, consume across t
 
 The source broker sits behind tests/harness/wan_proxy.py; the task (the real MirrorSourceTask under
 the real SourceTaskRunner, as bench/mirror_source_bench.py drives it) copies a 20,000-record backlog
-with the proxy's delay at 0 and at 50 ms each way, twice each, alternating: the better delayed rate
-must be >= FLOOR (0.7x, the issue's figure) the better no-delay rate, and the copy must be byte-identical
-(key, value, headers, timestamp, partition and order). A task with ONE far partition reads it ahead with
+with the proxy's delay at 0 and at 50 ms each way, twice each, alternating: the better delayed rate (steady
+clock, see FLOOR) must be >= FLOOR (0.7x, the issue's figure) the better no-delay rate, and the copy must be
+byte-identical (key, value, headers, timestamp, partition and order). A task with ONE far partition reads it ahead with
 several sessions (connectors/mirror/read_ahead.py): its copy must be exact too, across transaction gaps in
 the offsets.
 """
@@ -45,10 +45,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
 from mirror_source_bench import mirror_task  # noqa: E402
 
 RECORDS, SIZE, PARTITIONS, ONE_WAY_MS = 20_000, 1000, 4, 50
-# The issue asks for >= 0.7x. Measured with default settings (8-9 sessions connected before RUNNING), quiet
-# machine: 1.00, 1.01, 1.14x; with one session (`fetch.sessions=1`, the default before "auto") 0.60x, which
-# fails. Both rates include the local producer's start (~0.5 s for librdkafka's idempotent producer id), a
-# large part of a 20 MB copy; bench/wan_bench.py measures 200 MB copies.
+# The issue asks for >= 0.7x. The rates are the bench's steady clock (from the first tenth of the records
+# committed to the last, offsets committed every 20 ms): the clock from RUNNING counted a LAN copy's wait for its
+# idempotent producer's id (librdkafka asks on a 500 ms timer, 0.5-1 s after the producer is created) and hid a
+# far one's in its start-up, so on that clock a far copy read 2.98x the near one and the test could not fail.
+# Measured with default settings, quiet machine: 0.95x and 1.10x; with one session (`fetch.sessions=1`, the
+# default before "auto") 0.31x and 0.34x, which fail.
 FLOOR = 0.7
 
 
@@ -72,11 +74,15 @@ def fill(bootstrap: str, topic: str) -> None:
 
 
 def copy_rate(far: FarBroker, target: Broker, topic: str, one_way_ms: float) -> float:
-    """Records/s of one default-settings task copying `topic`'s backlog with the given one-way delay."""
+    """Records/s (steady clock) of one default-settings task copying `topic`'s backlog with the given one-way
+    delay."""
     far.proxy.set_delay(0)  # filling is not what is measured
     fill(far.bootstrap, topic)
     far.proxy.set_delay(one_way_ms)
-    return mirror_task(far.bootstrap, target.bootstrap, topic, RECORDS, PARTITIONS, consumer={}, producer={})
+    timings: dict[str, float] = {}
+    mirror_task(far.bootstrap, target.bootstrap, topic, RECORDS, PARTITIONS, consumer={}, producer={},
+                timings=timings, flush_interval=0.02)
+    return timings["steady"]
 
 
 def test_far_source_keeps_its_rate_and_bytes(far_source: FarBroker, broker_b: Broker, unique: str) -> None:
