@@ -261,12 +261,21 @@ class FetchPool:
         (clients.assign_with_leader): assigned before, it waited for librdkafka's 500 ms offset-query timer
         (at 50 ms a fresh copy's first record came 0.4 s later)."""
         self._connected = True
-        threads = [threading.Thread(target=s.wait_connected, args=(timeout,), name="fetch-session-connect",
-                                    daemon=True) for s in self.sources]
+        errors: list[Exception] = []
+
+        def connect_one(source: Source) -> None:
+            try:
+                source.wait_connected(timeout)
+            except Exception as exc:  # noqa: BLE001 - raised below, on the task's thread (its start fails)
+                errors.append(exc)
+        threads = [threading.Thread(target=connect_one, args=(s,), name="fetch-session-connect", daemon=True)
+                   for s in self.sources]
         for thread in threads:
             thread.start()
         for thread in threads:
             thread.join(timeout + 1)  # wait_connected returns within timeout: never a thread left behind
+        if errors:  # a deferred assignment that failed: never a partition silently left unread
+            raise errors[0]
 
     def consume(self, max_records: int, timeout: float) -> list[Any]:
         """Up to `max_records` messages from the consumers in turn, waiting up to `timeout` for the first."""

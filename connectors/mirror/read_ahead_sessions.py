@@ -82,6 +82,7 @@ class PartitionSessions:
         here first if `head` is given) fetches as soon as its connection is up anyway. A session that cannot
         connect now connects when it fetches. `close` waits for these threads before closing the consumers;
         `wait_connected` waits for them."""
+        self._errors: list[Exception] = []
         self._connecting = [threading.Thread(target=self._connect_one, args=(session, head if session == 0 else None),
                                              name="read-ahead-connect", daemon=True)
                             for session in range(len(self.consumers))]
@@ -93,7 +94,11 @@ class PartitionSessions:
         within CONNECT_TIMEOUT."""
         deadline = time.monotonic() + CONNECT_TIMEOUT
         if assignment is not None:
-            assign_with_leader(self.consumers[session], assignment, CONNECT_TIMEOUT)
+            try:
+                assign_with_leader(self.consumers[session], assignment, CONNECT_TIMEOUT)
+            except Exception as exc:  # noqa: BLE001 - raised by wait_connected, on the task's thread
+                self._errors.append(exc)
+                return
         connect_session(self.consumers[session], self.topic, self.partition, max(0.0, deadline - time.monotonic()))
 
     def wait_connected(self, timeout: float) -> None:
@@ -101,6 +106,8 @@ class PartitionSessions:
         deadline = time.monotonic() + timeout
         for thread in self._connecting:
             thread.join(max(0.0, deadline - time.monotonic()))
+        if self._errors:  # the head's deferred assignment failed: the task's start fails, never a silent stall
+            raise self._errors[0]
 
     def drain(self, max_records: int) -> list[Any]:
         """What the sessions have queued, moved into their ranges, and up to `max_records` of the head's."""

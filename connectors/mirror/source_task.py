@@ -122,7 +122,11 @@ class MirrorSourceTask(MessageRunTask):
         pool = FetchPool(new_session, positions, sessions)
         if sessions > 1:  # a far source (fetch_pool.auto_sessions): connect before RUNNING, not at the first fetch
             began = time.monotonic()
-            pool.connect()
+            try:
+                pool.connect()
+            except Exception:
+                pool.close()  # the task's start fails (FAILED, with the reason): its consumers do not outlive it
+                raise
             log.info("%d fetch session(s) connected to %s in %.2fs", sessions, self.cfg.source,
                      time.monotonic() - began)
         return pool
