@@ -40,10 +40,12 @@ Invariants:
 - a far task (more than one session) waits, before it reports RUNNING, until every session has its
   connection to its partitions' leader (`connect`, at most CONNECT_TIMEOUT), so its first fetches leave at
   once; a session that could not connect by then connects when it fetches (never fatal);
-- a far task's session whose positions are logical (a first start: BEGINNING/END) is assigned in `connect`,
-  once its consumer knows the leader (clients.assign_with_leader), never before and never twice: assigned
-  earlier, librdkafka waited for its 500 ms offset-query timer before asking for the offset; a concrete
-  position (a restart from committed offsets) is assigned at once, as one consumer's would be.
+- a far task's session with a logical position among its partitions (a first start: BEGINNING/END) is
+  assigned in `connect`, once its consumer knows the leader (clients.assign_with_leader), never before and
+  never twice: assigned earlier, librdkafka waited for its 500 ms offset-query timer before asking for the
+  offset; a session whose positions are all concrete (a restart from committed offsets) is assigned at once,
+  as one consumer's would be; an assignment that fails in `connect` fails it (the task's start), so no
+  partition is ever left unassigned.
 
 What the sessions leave unchanged (so the runner's guarantees hold as with one consumer): records of a
 partition are delivered in offset order, its offsets are committed only for records the target
