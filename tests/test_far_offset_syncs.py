@@ -15,20 +15,17 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator
 
 import pytest
 from confluent_kafka import Producer
 
-from connectors.mirror.formats import OffsetSync
 from connectors.mirror.source_task import MirrorSourceTask
-from pyconnect.converters.builtin import byte_array
-from pyconnect.runtime.source.offset_stores import ConnectorOffsetStores
-from pyconnect.runtime.source.runner import RunnerSettings, SourceTaskRunner
 from pyconnect.storage.log import MemoryLog, MemoryTopic
 from pyconnect.storage.offset_store import OffsetStore
 from tests.harness.brokers import Broker
-from tests.harness.kafka_io import create_topic, read_messages
+from tests.harness.kafka_io import create_topic
+from tests.harness.mirror import offset_syncs, task_runner, wait_running
 from tests.harness.wan_proxy import FarBroker, start_far_tansu
 
 ONE_WAY_MS, RECORDS = 150, 6000
@@ -71,21 +68,14 @@ def trickle(bootstrap: str, topic: str, stop: threading.Event) -> None:
 def copy(far: FarBroker, target: Broker, topic: str, task: MirrorSourceTask, offsets: OffsetStore) -> None:
     """Once the task is RUNNING, RECORDS are produced to `topic` (trickle); the task copies them until every
     record's offset is committed, then is stopped."""
-    config: Mapping[str, str] = {
-        "connector.class": "MirrorSourceConnector", "source.cluster.alias": "A", "target.cluster.alias": "B",
-        "source.cluster.bootstrap.servers": far.bootstrap, "target.cluster.bootstrap.servers": target.bootstrap,
-        "task.assigned.partitions": f"{topic}-0"}
-    settings = RunnerSettings({"bootstrap.servers": target.bootstrap}, byte_array, byte_array, 0.1, 5.0, 10.0)
-    runner = SourceTaskRunner("far", 0, task, config, ConnectorOffsetStores(offsets), settings, lambda _s, _t: None)
+    runner = task_runner("far", task, far.bootstrap, target.bootstrap, [f"{topic}-0"], offsets)
     stop = threading.Event()
     producer = threading.Thread(target=trickle, args=(far.bootstrap, topic, stop), daemon=True)
     runner.start()
     deadline = time.monotonic() + 90
     position = {"cluster": "A", "partition": 0, "topic": topic}
     try:
-        while runner.state != "RUNNING":
-            assert runner.state != "FAILED" and time.monotonic() < deadline, f"task {runner.state}"
-            time.sleep(0.01)  # polling the task's state under the deadline
+        wait_running(runner, deadline)
         producer.start()
         while (offsets.get("far", position) or {"offset": -1})["offset"] < RECORDS - 1:
             assert runner.state != "FAILED" and time.monotonic() < deadline, f"task {runner.state}"
@@ -115,6 +105,5 @@ def test_commits_do_not_wait_for_syncs_across_the_link(far_source: FarBroker, br
     assert max(s for s, _, _ in periodic) < ONE_WAY_MS / 1000, "a periodic commit waited for the source cluster"
     # The final commit waited for the last syncs: the one of the partition's last record is on the source cluster.
     far_source.proxy.set_delay(0)
-    syncs = [OffsetSync.decode(m.key(), m.value(), m.headers()) for m in read_messages(far_source.bootstrap, SYNCS)]
-    mine = [s for s in syncs if s.topic == topic]
+    mine = [s for s in offset_syncs(far_source.bootstrap, SYNCS) if s.topic == topic]
     assert mine and mine[-1].upstream_offset == RECORDS - 1 and mine[-1].downstream_offset == RECORDS - 1

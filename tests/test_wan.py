@@ -31,14 +31,12 @@ from confluent_kafka import Producer
 
 from connectors.mirror.fetch_pool import LAN_RTT
 from connectors.mirror.source_task import MirrorSourceTask
-from pyconnect.converters.builtin import byte_array
 from pyconnect.kafka.round_trip import round_trip
-from pyconnect.runtime.source.offset_stores import ConnectorOffsetStores
-from pyconnect.runtime.source.runner import RunnerSettings, SourceTaskRunner
 from pyconnect.storage.log import MemoryLog, MemoryTopic
 from pyconnect.storage.offset_store import OffsetStore
 from tests.harness.brokers import Broker
 from tests.harness.kafka_io import create_topic, read_partitions
+from tests.harness.mirror import task_runner, wait_running
 from tests.harness.wan_proxy import FarBroker, start_far_tansu
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
@@ -169,12 +167,7 @@ def test_one_far_partition_is_read_ahead_and_copied_exactly(far_source: FarBroke
 def run_until(far: FarBroker, target: Broker, topic: str, offsets: OffsetStore, done: int, timeout: float) -> None:
     """One default-settings task (the real runner) copying `topic`-0 until its committed source offset is at
     least `done`, then stopped (the task's stop closes its read-ahead sessions with ranges still buffered)."""
-    config = {"connector.class": "MirrorSourceConnector", "source.cluster.alias": "A", "target.cluster.alias": "B",
-              "source.cluster.bootstrap.servers": far.bootstrap, "target.cluster.bootstrap.servers": target.bootstrap,
-              "task.assigned.partitions": f"{topic}-0"}
-    settings = RunnerSettings({"bootstrap.servers": target.bootstrap}, byte_array, byte_array, 0.1, 5.0, 10.0)
-    runner = SourceTaskRunner("wan", 0, MirrorSourceTask(), config, ConnectorOffsetStores(offsets), settings,
-                              lambda _s, trace: None)
+    runner = task_runner("wan", MirrorSourceTask(), far.bootstrap, target.bootstrap, [f"{topic}-0"], offsets)
     runner.start()
     deadline = time.monotonic() + timeout
     try:
@@ -235,21 +228,15 @@ def test_a_far_task_starting_from_the_beginning_fetches_at_once(far_source: FarB
     far_source.proxy.set_delay(0)
     fill(far_source.bootstrap, topic)
     far_source.proxy.set_delay(one_way_ms)
-    config = {"connector.class": "MirrorSourceConnector", "source.cluster.alias": "A", "target.cluster.alias": "B",
-              "source.cluster.bootstrap.servers": far_source.bootstrap,
-              "target.cluster.bootstrap.servers": broker_b.bootstrap,
-              "task.assigned.partitions": ",".join(f"{topic}-{p}" for p in range(PARTITIONS))}
     offsets = OffsetStore(MemoryLog(MemoryTopic(25)))
     offsets.start()
-    settings = RunnerSettings({"bootstrap.servers": broker_b.bootstrap}, byte_array, byte_array, 0.1, 5.0, 10.0)
     task = FirstRecord()
-    runner = SourceTaskRunner("first", 0, task, config, ConnectorOffsetStores(offsets), settings, lambda _s, _t: None)
+    runner = task_runner("first", task, far_source.bootstrap, broker_b.bootstrap,
+                         [f"{topic}-{p}" for p in range(PARTITIONS)], offsets)
     runner.start()
     deadline = time.monotonic() + 30
     try:
-        while runner.state != "RUNNING":
-            assert runner.state != "FAILED" and time.monotonic() < deadline, f"task {runner.state}"
-            time.sleep(0.001)  # polling the task's state under the deadline
+        wait_running(runner, deadline)
         running = time.monotonic()
         while task.first is None:
             assert runner.state != "FAILED" and time.monotonic() < deadline, f"task {runner.state}"

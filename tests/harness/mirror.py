@@ -2,10 +2,16 @@
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 from connectors.mirror.formats import OffsetSync
 from connectors.mirror.offset_sync_store import OffsetSyncStore
+from connectors.mirror.source_task import MirrorSourceTask
+from pyconnect.converters.builtin import byte_array
+from pyconnect.runtime.source.offset_stores import ConnectorOffsetStores
+from pyconnect.runtime.source.runner import RunnerSettings, SourceTaskRunner
+from pyconnect.storage.offset_store import OffsetStore
 from tests.harness.brokers import Broker
 from tests.harness.kafka_io import read_messages
 
@@ -95,3 +101,22 @@ def sync_store(syncs: list[OffsetSync], topic: str) -> OffsetSyncStore:
             store.add(sync)
     store.start()
     return store
+
+
+def task_runner(name: str, task: MirrorSourceTask, source: str, target: str, partitions: list[str],
+                offsets: OffsetStore) -> SourceTaskRunner:
+    """The real `task` under the real SourceTaskRunner (not started), as a worker runs it with default client
+    settings: `partitions` ("topic-p") copied from cluster A at `source` to B at `target`, its offsets committed
+    into `offsets` every 0.1 s (as bench/mirror_source_bench.py does)."""
+    config = {"connector.class": "MirrorSourceConnector", "source.cluster.alias": "A", "target.cluster.alias": "B",
+              "source.cluster.bootstrap.servers": source, "target.cluster.bootstrap.servers": target,
+              "task.assigned.partitions": ",".join(partitions)}
+    settings = RunnerSettings({"bootstrap.servers": target}, byte_array, byte_array, 0.1, 5.0, 10.0)
+    return SourceTaskRunner(name, 0, task, config, ConnectorOffsetStores(offsets), settings, lambda _s, _t: None)
+
+
+def wait_running(runner: SourceTaskRunner, deadline: float) -> None:
+    """Polls, until the monotonic `deadline`, for the runner's task to be RUNNING (fails if it FAILED)."""
+    while runner.state != "RUNNING":
+        assert runner.state != "FAILED" and time.monotonic() < deadline, f"task {runner.state}"
+        time.sleep(0.001)  # polling the task's state under the deadline
