@@ -15,7 +15,6 @@ from pyconnect.api.config import (
     ConfigKey,
     ConfigType,
     Importance,
-    Validator,
     at_least,
     non_empty_string,
 )
@@ -42,9 +41,14 @@ from pyconnect.config.providers import (
 )
 from pyconnect.config.unimplemented import unimplemented_error
 from pyconnect.config.worker_settings import WorkerSettings
+from pyconnect.config.worker_validators import (
+    exactly_once_source_support,
+    rest_extensions,
+    unknown_keys_mode,
+)
 from pyconnect.converters import converter_class
 from pyconnect.converters import header_converter_class as header_converter_class  # for connector_config
-from pyconnect.kafka import unsafe_settings
+from pyconnect.kafka import cluster_labels, unsafe_settings
 from pyconnect.kafka.config import is_client_key, to_librdkafka
 from pyconnect.kafka.unsafe_settings import UNSAFE_ALLOWLIST_KEY
 
@@ -52,40 +56,6 @@ log = logging.getLogger(__name__)
 
 H, M, L = Importance.HIGH, Importance.MEDIUM, Importance.LOW
 S, INT, B, LST = ConfigType.STRING, ConfigType.INT, ConfigType.BOOLEAN, ConfigType.LIST
-
-def implemented_class(kind: str, names: tuple[str, ...]) -> Validator:
-    """Validator of a CLASS key the runtime implements only for `names` (Java name or simple name)."""
-    accepted = set(names) | {n.rsplit(".", 1)[-1] for n in names}
-
-    def check(_name: str, value: Any) -> str | None:
-        if str(value).strip() in accepted:
-            return None
-        return f"Class {value} could not be found. The {kind} classes implemented here: {', '.join(names)}"
-    return check
-
-
-_rest_extension_class = implemented_class(
-    "REST extension", ("org.apache.kafka.connect.rest.basic.auth.extension.BasicAuthSecurityRestExtension",))
-
-
-def rest_extensions(name: str, value: Any) -> str | None:
-    for item in value if isinstance(value, list) else [value]:
-        message = _rest_extension_class(name, item)
-        if message:
-            return message
-    return None
-
-
-def unknown_keys_mode(_name: str, value: Any) -> str | None:
-    if str(value).strip().lower() in ("warn", "refuse"):
-        return None
-    return "String must be one of (case insensitive): warn, refuse"
-
-
-def exactly_once_source_support(_name: str, value: Any) -> str | None:
-    if str(value).strip().lower() in ("disabled", "preparing", "enabled"):
-        return None
-    return "String must be one of (case insensitive): disabled, preparing, enabled"
 
 WORKER_CONFIG = ConfigDef([
     ConfigKey("bootstrap.servers", S, "localhost:9092", H, "Kafka cluster holding the internal topics."),
@@ -263,6 +233,7 @@ class WorkerConfig:
             raise self._error(key, messages[0])
         self.values: dict[str, Any] = self.definition.parse(self.raw)
         self.settings = WorkerSettings.from_values(self._settings_values(self.values))
+        cluster_labels.label_cluster(self.settings.bootstrap_servers, cluster_labels.WORKER_CLUSTER)  # for its logs
         self.client_overrides, self.unsafe_allowed = self._override_policy(self.values)
         self._warn_unknown(self.raw)
         self.listeners = self._parse_listeners("listeners", self.settings.listeners or ["http://:8083"])

@@ -1,9 +1,23 @@
-"""Runs one Connector instance: start it, turn its work into task configs, stop it."""
+"""Runs one Connector instance on a thread of its own: start it, turn its work into task configs, stop it.
+
+Threading invariant (the worker's whole rule is in pyconnect/runtime/worker.py):
+- Every call into the plugin (validate, initialize, start, task_configs, stop) runs on the runner's own thread,
+  `connector-<name>`. The worker's loop only records what it wants (`start`, `set_target_state`,
+  `refresh_task_configs`, `stop`) and returns at once, so a connector that blocks (an unreachable cluster, a
+  plugin that hangs) delays nothing but itself.
+- The runner's thread applies the newest wish, never a queue of them: wishes do not pile up behind a call that
+  blocks, and after it returns the thread goes straight to what is wanted now.
+- Once stop is asked the runner writes nothing more (no task configs, no states): its assignment may be someone
+  else's by then. The worker gives the plugin's stop STOP_TIMEOUT_S, as Connect's Worker gives a connector's
+  (`CONNECTOR_GRACEFUL_SHUTDOWN_TIMEOUT_MS`); a runner still busy then is abandoned (a daemon thread, it ends with
+  the process or whenever the plugin returns).
+"""
 
 from __future__ import annotations
 
 import logging
 import threading
+import time
 import traceback
 from collections.abc import Callable, Mapping
 
@@ -12,6 +26,7 @@ from pyconnect.api.connector import Connector, OffsetStorageReader
 from pyconnect.api.sink import SinkConnector
 from pyconnect.api.states import State, TargetState
 from pyconnect.config.providers import resolve_config, restore_placeholders
+from pyconnect.logging_context import context_thread
 from pyconnect.plugins import PluginRegistry
 from pyconnect.runtime.connector_config import common_errors
 from pyconnect.runtime.metrics.worker_metrics import TaskMetricsRegistry
@@ -19,6 +34,8 @@ from pyconnect.runtime.tasks_max import check_task_count, max_tasks
 from pyconnect.storage.config_store import ConfigStore
 
 log = logging.getLogger(__name__)
+
+STOP_TIMEOUT_S = 5.0  # Connect's Worker.CONNECTOR_GRACEFUL_SHUTDOWN_TIMEOUT_MS
 
 
 def connector_instance(plugins: PluginRegistry, config: Mapping[str, str]) -> Connector:
@@ -36,7 +53,7 @@ def validation_errors(connector: Connector, config: Mapping[str, str]) -> list[s
 
 
 class ConnectorRunner:
-    """Owner-side lifecycle of one connector."""
+    """Owner-side lifecycle of one connector (see the module's threading invariant)."""
 
     def __init__(self, name: str, config: Mapping[str, str], plugins: PluginRegistry, configs: ConfigStore,
                  report: Callable[[State, str | None], None], offset_reader: OffsetStorageReader | None = None
@@ -47,18 +64,25 @@ class ConnectorRunner:
         self._configs = configs
         self._report = report
         self._offset_reader = offset_reader
-        self._connector: Connector | None = None
+        self._connector: Connector | None = None  # the runner's thread only
         self.state: State = State.UNASSIGNED
         self.reconfigure_requested = threading.Event()
         self.metrics = TaskMetricsRegistry()  # what the connector registers; its worker's collector reads it
+        self._wake = threading.Event()
+        self._target: TargetState | None = None  # the newest wish
+        self._refresh = False
+        self._error: BaseException | None = None
+        self.stop_asked: float | None = None  # monotonic time of the first stop()
+        self._thread = context_thread(self._run, f"connector-{name}")
 
-    # ConnectorContext --------------------------------------------------------------------------
+    # ConnectorContext (called from any thread, the plugin's own included) ----------------------
 
     def request_task_reconfiguration(self) -> None:
         self.reconfigure_requested.set()
 
     def raise_error(self, error: BaseException) -> None:
-        self._fail(error)
+        self._error = error
+        self._wake.set()
 
     @property
     def offset_storage_reader(self) -> OffsetStorageReader:
@@ -66,13 +90,73 @@ class ConnectorRunner:
             raise RuntimeError("this runtime gives the connector no offset reader")
         return self._offset_reader
 
-    # lifecycle -------------------------------------------------------------------------------
+    # what the worker asks (returns at once) ---------------------------------------------------
 
     def start(self, target_state: TargetState) -> None:
-        if target_state == TargetState.STOPPED:
+        self._target = target_state
+        self._wake.set()
+        self._thread.start()
+
+    def set_target_state(self, target_state: TargetState) -> None:
+        if target_state != self._target:
+            self._target = target_state
+            self._wake.set()
+
+    def refresh_task_configs(self) -> None:
+        """Ask the connector for task configs (on its thread) and publish them if they changed."""
+        self._refresh = True
+        self._wake.set()
+
+    def stop(self) -> None:
+        if self.stop_asked is None:
+            self.stop_asked = time.monotonic()
+        self._wake.set()
+
+    def join(self, timeout: float) -> bool:
+        """Wait up to `timeout` seconds for the runner's thread to end; False if it is still busy."""
+        if self._thread.ident is None:  # never started
+            return True
+        self._thread.join(max(0.0, timeout))
+        return not self._thread.is_alive()
+
+    def done(self) -> bool:
+        """True once the runner's thread has ended (or never started)."""
+        return self._thread.ident is None or not self._thread.is_alive()
+
+    # the runner's thread ----------------------------------------------------------------------
+
+    def _run(self) -> None:
+        applied: TargetState | None = None
+        while True:
+            self._wake.wait()
+            self._wake.clear()
+            if self.stop_asked is not None:
+                self._close()
+                return
+            if self._error is not None:
+                error, self._error = self._error, None
+                self._fail(error)
+            target = self._target
+            if target is not None and target != applied:
+                applied = target
+                self._apply(target)
+            if self._refresh:
+                self._refresh = False
+                self._refresh_now()
+
+    def _apply(self, target: TargetState) -> None:
+        if self.state == State.FAILED:
+            return  # a restart (a new runner) is what brings a failed connector back
+        if target == TargetState.STOPPED:
+            self._close()
             self._set(State.STOPPED)
             self._ensure_task_configs([])
-            return
+        elif self._connector is None:
+            self._start_plugin(target)
+        else:
+            self._set(State.PAUSED if target == TargetState.PAUSED else State.RUNNING)
+
+    def _start_plugin(self, target: TargetState) -> None:
         try:
             resolved = resolve_config(self.config)  # ${env:..}/${file:..} only now, never stored
             connector = connector_instance(self._plugins, resolved)
@@ -83,30 +167,17 @@ class ConnectorRunner:
             connector.initialize(self)
             connector.start(resolved)
             self._connector = connector
-            self.refresh_task_configs()
         except Exception as exc:
             self._fail(exc)
             return
-        if self.state == State.FAILED:  # refresh_task_configs failed it (more task configs than tasks.max, say)
-            return
-        self._set(State.PAUSED if target_state == TargetState.PAUSED else State.RUNNING)
+        self._refresh_now()
+        if self.state != State.FAILED:  # refreshing may fail it (more task configs than tasks.max, say)
+            self._set(State.PAUSED if target == TargetState.PAUSED else State.RUNNING)
 
-    def set_target_state(self, target_state: TargetState) -> None:
-        if self.state == State.FAILED:
-            return
-        if target_state == TargetState.STOPPED:
-            self.stop()
-            self.start(TargetState.STOPPED)
-        elif self._connector is None:
-            self.start(target_state)
-        else:
-            self._set(State.PAUSED if target_state == TargetState.PAUSED else State.RUNNING)
-
-    def refresh_task_configs(self) -> None:
-        """Ask the connector for task configs and publish them if they changed."""
+    def _refresh_now(self) -> None:
         self.reconfigure_requested.clear()
         connector = self._connector
-        if connector is None:
+        if connector is None or self.state == State.FAILED:
             return
         try:
             configs = connector.task_configs(max_tasks(self.config))
@@ -122,11 +193,13 @@ class ConnectorRunner:
             self._fail(exc)
 
     def _ensure_task_configs(self, configs: list[dict[str, str]]) -> None:
+        if self.stop_asked is not None:
+            return  # stopped meanwhile: the connector may be another worker's now
         current = self._configs.snapshot().task_configs.get(self.name)
         if current != configs and (current is not None or configs):
             self._configs.put_task_configs(self.name, configs)
 
-    def stop(self) -> None:
+    def _close(self) -> None:
         connector, self._connector = self._connector, None
         self.metrics.close()  # a connector's series exist while it runs
         if connector is not None:
@@ -136,12 +209,15 @@ class ConnectorRunner:
                 log.exception("[%s] error while stopping the connector", self.name)
 
     def _fail(self, exc: BaseException) -> None:
-        log.error("[%s] connector failed: %s", self.name, exc)
-        self.stop()
+        if self.stop_asked is None:
+            log.error("[%s] connector failed: %s", self.name, exc)
+        self._close()
         self.state = State.FAILED
-        self._report(State.FAILED, "".join(traceback.format_exception(exc)))
+        if self.stop_asked is None:
+            self._report(State.FAILED, "".join(traceback.format_exception(exc)))
 
     def _set(self, state: State) -> None:
         if state != self.state:
             self.state = state
-            self._report(state, None)
+            if self.stop_asked is None:
+                self._report(state, None)

@@ -1,7 +1,23 @@
-"""The worker: internal stores + membership + the loop that syncs membership, runs the leader's duties
+"""The worker: internal stores + membership + the loop that runs the leader's duties
 (pyconnect.runtime.leader_duties) while it leads, and reconciles its runners with its share of the assignment.
 Each runner gets a lease and a status reporter bound to the assignment it started under
-(pyconnect.runtime.cluster.lease)."""
+(pyconnect.runtime.cluster.lease).
+
+Isolation: which threads may block on what. Nothing a connector or task does (an unreachable or slow cluster, a
+plugin that hangs in start, stop or poll, a flood of client errors) may delay the worker's membership, its loop,
+the REST API or any other connector or task.
+- `membership-heartbeat-<id>` writes the worker's heartbeat, `membership-reader-<id>` reads the membership topic
+  to its end (cluster/membership.py). They block on the worker's own cluster only, each call bounded; no plugin
+  code runs on them, so no plugin can make its worker look dead or out of sync.
+- `worker-loop` runs the leader's duties and the reconcile. It blocks on the worker's own cluster (its internal
+  topics) only, never on a plugin: a connector's calls run on `connector-<name>` (connector_runner.py), a task's on
+  `task-<connector>-<n>` (task_thread.py), and the loop never waits for a runner to stop (retiring.py), but at
+  shutdown, within one budget.
+- `connector-<name>` and `task-...` threads run plugin code: they may block on anything, and only their own unit
+  waits for them.
+- REST requests (uvicorn's threads) read the internal topics and write the config topic; they call a plugin only
+  to validate a config.
+"""
 
 from __future__ import annotations
 
@@ -24,13 +40,14 @@ from pyconnect.runtime.auto_restart import AutoRestarter
 from pyconnect.runtime.cluster.assignment import WorkerAssignment
 from pyconnect.runtime.cluster.lease import StatusReport, assignment_lease, status_reporter
 from pyconnect.runtime.cluster.membership import Assignment, Membership
-from pyconnect.runtime.connector_runner import ConnectorRunner
+from pyconnect.runtime.connector_runner import STOP_TIMEOUT_S, ConnectorRunner
 from pyconnect.runtime.internal_topics import InternalTopics, LogFactory, kafka_log_factory, own_offset_store
 from pyconnect.runtime.leader_duties import ExactlyOnceFencing, LeaderDuties
 from pyconnect.runtime.logs.worker_scope import WorkerScope
 from pyconnect.runtime.metrics import endpoint as metrics
 from pyconnect.runtime.metrics.history import MetricHistory
 from pyconnect.runtime.metrics.worker_metrics import WorkerCollector
+from pyconnect.runtime.retiring import Retiring
 from pyconnect.runtime.source.runner import ConnectorOffsetReader, RunnerSettings
 from pyconnect.runtime.source.task_setup import TaskSetup
 from pyconnect.runtime.task_factory import FailedTask, TaskFactory, TaskRunner
@@ -84,6 +101,8 @@ class Worker:
                                     self._owns)
         self.connectors: dict[str, ConnectorRunner] = {}
         self.tasks: dict[TaskId, TaskRunner] = {}
+        self._retiring_connectors: Retiring[str] = Retiring("connector")
+        self._retiring_tasks: Retiring[TaskId] = Retiring("task")
         self._task_configs: dict[TaskId, dict[str, str]] = {}
         self._restarts_seen: dict[str, int] = {}
         self._task_restarts: set[TaskId] = set()
@@ -135,9 +154,11 @@ class Worker:
         self._wake.set()
         if self._thread is not None:
             self._thread.join(_left(deadline))
-        self._stop_tasks(list(self.tasks), deadline)
+        self._stop_tasks(list(self.tasks))
         for name in list(self.connectors):
             self._stop_connector(name)
+        self._retiring_tasks.wait(deadline)
+        self._retiring_connectors.wait(deadline)
         self.membership.stop(_left(deadline, 0.5))
         for store in (self.statuses, self.offsets, self.configs):
             store.stop(_left(deadline, 0.1))
@@ -149,7 +170,6 @@ class Worker:
     # main loop -------------------------------------------------------------------------------
 
     def _loop(self) -> None:
-        next_sync = 0.0
         while not self._stopping.is_set():
             self._wake.wait(0.25)
             self._wake.clear()
@@ -158,14 +178,10 @@ class Worker:
                 break
             try:
                 self._after_lapse()
-                now = time.monotonic()
-                if now >= next_sync:
-                    self.membership.sync(self.membership.heartbeat_interval)
-                    next_sync = now + self.membership.heartbeat_interval / 2
                 self.membership.maybe_claim()
                 if self.membership.is_leader():
                     self._leader.run()
-                self._after_lapse()  # again: the sync just above may have ended a lapse
+                self._after_lapse()  # again: the membership's reader may have ended a lapse meanwhile
                 self._reconcile()
             except Exception:
                 log.exception("worker loop error")
@@ -222,34 +238,38 @@ class Worker:
             self._stop_connector(name)
             if name not in snapshot.connectors:  # deleted: its statuses go too, as in Connect
                 self.statuses.delete_connector(name, max(self.statuses.tasks(name), default=-1) + 1)
-        if assignment is not None:  # all outside our share is stopped (joined): the leader may hand it on
+        self._reap()
+        if assignment is not None and self._retiring_tasks.settled() and self._retiring_connectors.settled():
+            # All outside our share has ended (or was abandoned): the leader may hand it on.
             self.membership.report_applied(assignment.generation)
         for name in sorted(mine.connectors):
-            if name not in snapshot.connectors:
-                continue
-            runner = self.connectors.get(name)
-            if runner is not None and runner.config != snapshot.connectors[name]:
-                self._stop_connector(name)
-                runner = None
-            if runner is None:
-                self._start_connector(name, snapshot)
-            else:
-                runner.set_target_state(snapshot.target_state(name))
-                # An inconsistent connector (its commit names task configs the log lacks) runs no
-                # tasks until its owner writes them again, as Connect's leader does.
-                if runner.reconfigure_requested.is_set() or name in snapshot.inconsistent:
-                    runner.refresh_task_configs()
+            if name in snapshot.connectors:
+                self._reconcile_connector(name, snapshot)
         for task_id in sorted(mine.tasks):
             task_config = self._wanted_task_config(snapshot, task_id)
             runner_t = self.tasks.get(task_id)
-            name = task_id.connector
-            if runner_t is None and task_config is not None:
+            if runner_t is None and task_config is not None and not self._retiring_tasks.holds(task_id):
                 self._start_task(task_id, task_config, snapshot)
             elif runner_t is not None:
-                if snapshot.target_state(name) == TargetState.PAUSED:
+                if snapshot.target_state(task_id.connector) == TargetState.PAUSED:
                     runner_t.pause()
                 else:
                     runner_t.resume()
+
+    def _reconcile_connector(self, name: str, snapshot: ConfigSnapshot) -> None:
+        runner = self.connectors.get(name)
+        if runner is not None and runner.config != snapshot.connectors[name]:
+            self._stop_connector(name)
+            runner = None
+        if runner is None:
+            if not self._retiring_connectors.holds(name):  # its previous runner first ends (retiring.py)
+                self._start_connector(name, snapshot)
+            return
+        runner.set_target_state(snapshot.target_state(name))
+        # An inconsistent connector (its commit names task configs the log lacks) runs no
+        # tasks until its owner writes them again, as Connect's leader does.
+        if runner.reconfigure_requested.is_set() or name in snapshot.inconsistent:
+            runner.refresh_task_configs()
 
     @staticmethod
     def _wanted_task_config(snapshot: ConfigSnapshot, task_id: TaskId) -> dict[str, str] | None:
@@ -289,7 +309,7 @@ class Worker:
         runner = self.connectors.pop(name, None)
         if runner is not None:
             log.info("[%s] stopping connector", name)
-            runner.stop()
+            self._retiring_connectors.add(name, runner, STOP_TIMEOUT_S)
 
     def _start_task(self, task_id: TaskId, task_config: dict[str, str], snapshot: ConfigSnapshot) -> None:
         name, index = task_id.connector, task_id.task
@@ -324,20 +344,19 @@ class Worker:
     def _owns(self, task_id: TaskId) -> bool:
         return task_id in self.my_assignment().tasks
 
-    def _stop_tasks(self, task_ids: list[TaskId], deadline: float | None = None) -> None:
-        runners = [self.tasks.pop(t) for t in task_ids if t in self.tasks]
-        for t in task_ids:
-            self._task_configs.pop(t, None)
-        for runner in runners:
-            log.info("[%s] stopping task", runner.id)
-            runner.stop()
-        deadline = deadline or time.monotonic() + self._settings.shutdown_timeout + 5
-        for runner in runners:  # all were told to stop at once: they end together, within one timeout
-            if not runner.join(_left(deadline)):
-                log.warning("[%s] task did not stop within the graceful timeout; abandoned", runner.id)
-        if runners and not self._stopping.is_set():  # (a worker that is stopping ends with its process)
-            # Their clients go with the runners, which are cyclic: collect them now, and give the memory back.
-            runners.clear()
+    def _stop_tasks(self, task_ids: list[TaskId]) -> None:
+        """Tell the tasks to stop; they end on their own threads (retiring.py), within the graceful timeout."""
+        for task_id in task_ids:
+            self._task_configs.pop(task_id, None)
+            runner = self.tasks.pop(task_id, None)
+            if runner is not None:
+                log.info("[%s] stopping task", runner.id)
+                self._retiring_tasks.add(task_id, runner, self._settings.shutdown_timeout + 5)
+
+    def _reap(self) -> None:
+        self._retiring_connectors.reap()
+        if self._retiring_tasks.reap() and not self._stopping.is_set():
+            # Their clients went with the runners, which are cyclic: collect them now, and give the memory back.
             release()
 
 

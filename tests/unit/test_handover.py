@@ -34,6 +34,7 @@ class Cluster:
         m = Membership(MemoryLog(self.topic), wid, f"http://{wid}", 400, 50, clock=self.clock)
         m.start()
         self.clock.await_sleeper(f"membership-heartbeat-{wid}")
+        self.clock.await_sleeper(f"membership-reader-{wid}")
         self.members[wid] = m
         return m
 
@@ -43,8 +44,9 @@ class Cluster:
         with m._changed:
             m._stopping = True
             m._changed.notify_all()
-        assert m._thread is not None
-        m._thread.join(5)
+        assert m._threads
+        for thread in m._threads:
+            thread.join(5)
 
     def leave(self, wid: str) -> None:
         self.members.pop(wid).stop()

@@ -14,7 +14,7 @@ from pyconnect.runtime.cluster.membership import Membership
 from pyconnect.storage.log import MemoryLog, MemoryTopic
 from pyconnect.storage.status_store import Status, StatusStore
 from tests.harness.clock import FakeClock
-from tests.unit.test_membership import member
+from tests.unit.test_membership import cut_off, member
 
 
 def _store() -> StatusStore:
@@ -25,8 +25,10 @@ def _store() -> StatusStore:
 
 def _lapse(clock: FakeClock, m: Membership) -> None:
     """A session timeout without reading the membership topic, then back in sync: one lapse."""
+    cut_off(m)
     clock.advance(m.session_timeout + 0.01)
     assert not m.in_sync()
+    cut_off(m, False)
     assert m.sync()
 
 
@@ -35,8 +37,10 @@ def test_a_lease_holds_until_the_worker_lapses_and_never_again() -> None:
     m = member(MemoryTopic(), clock, "a", session_ms=200)
     lease = assignment_lease(m)
     assert lease()
+    cut_off(m)
     clock.advance(0.21)  # out of sync: the lease says no at once, before the worker is back
     assert not m.in_sync() and not lease()
+    cut_off(m, False)
     assert m.sync() and m.in_sync() and m.lapses == 1
     assert not lease(), "back in sync, but the assignment it was taken under may have run elsewhere"
     assert assignment_lease(m)(), "a lease taken after the lapse holds"

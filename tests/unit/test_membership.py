@@ -22,11 +22,31 @@ def clock() -> FakeClock:
     return FakeClock()
 
 
+class CutOffLog(MemoryLog):
+    """The in-memory log, whose reads fail while `cut_off` is set: a worker that cannot reach its cluster."""
+
+    cut_off = False
+
+    def read_to_end(self, timeout: float = 30.0) -> None:
+        if self.cut_off:
+            raise TimeoutError("the cluster does not answer")
+        super().read_to_end(timeout)
+
+
+def cut_off(m: Membership, cut: bool = True) -> None:
+    """Make `m`'s reads of the membership topic fail (or work again)."""
+    log_ = m._log
+    assert isinstance(log_, CutOffLog)
+    log_.cut_off = cut
+
+
 def member(topic: MemoryTopic, clock: FakeClock, wid: str, session_ms: int = 400) -> Membership:
-    """A started member beating every 50 ms of fake time (its heartbeat thread already asleep on the clock)."""
-    m = Membership(MemoryLog(topic), wid, f"http://{wid}", session_ms, 50, clock=clock)
+    """A started member beating every 50 ms of fake time and reading the topic every 25 ms (its heartbeat and
+    reader threads already asleep on the clock)."""
+    m = Membership(CutOffLog(topic), wid, f"http://{wid}", session_ms, 50, clock=clock)
     m.start()
     clock.await_sleeper(f"membership-heartbeat-{wid}")
+    clock.await_sleeper(f"membership-reader-{wid}")
     return m
 
 
@@ -35,9 +55,10 @@ def crash(m: Membership) -> None:
     with m._changed:
         m._stopping = True
         m._changed.notify_all()
-    assert m._thread is not None
-    m._thread.join(5)
-    assert not m._thread.is_alive()
+    assert m._threads
+    for thread in m._threads:
+        thread.join(5)
+        assert not thread.is_alive()
 
 
 def waiter(clock: FakeClock, m: Membership, timeout: float, name: str) -> tuple[threading.Thread, list[bool]]:
@@ -114,12 +135,16 @@ def test_worker_that_cannot_read_is_out_of_sync(clock: FakeClock) -> None:
     topic = MemoryTopic()
     a = member(topic, clock, "a", session_ms=200)
     assert a.in_sync()
-    clock.advance(0.19)
+    clock.advance(1.0)
+    assert a.in_sync(), "its reader thread reads the topic on its own: in sync while the cluster answers"
+    cut_off(a)
+    clock.advance(0.17)
     assert a.in_sync(), "in sync until a whole session timeout has passed without a sync"
-    clock.advance(0.02)
+    clock.advance(0.04)
     assert not a.in_sync(), "self-fencing after a session timeout without a sync"
-    a.sync()
-    assert a.in_sync()
+    cut_off(a, False)
+    clock.advance(0.03)
+    assert a.in_sync() and a.lapses == 1, "the reader thread is back in sync by itself, after a lapse"
     a.stop()
 
 

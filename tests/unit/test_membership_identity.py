@@ -38,8 +38,9 @@ class Process:
     def settle(self, clock: FakeClock) -> None:
         """Wait until the start thread sleeps on the clock or has ended (and then its heartbeat thread)."""
         clock.await_settled(self.thread)
-        if not self.thread.is_alive() and self.membership._thread is not None:
-            clock.await_settled(self.membership._thread)
+        if not self.thread.is_alive():
+            for thread in self.membership._threads:  # the heartbeat and reader threads
+                clock.await_settled(thread)
 
     @property
     def started(self) -> bool:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Mapping
 from typing import Any
 
@@ -50,8 +51,12 @@ def _published(config: dict[str, str]) -> list[dict[str, str]]:
     states: list[State] = []
     runner = ConnectorRunner("c", {"connector.class": "TwoKinds", "name": "c", **config}, plugins, store,
                              lambda state, _trace: states.append(state))
-    runner.start(TargetState.STARTED)
-    runner.refresh_task_configs()
+    runner.start(TargetState.STARTED)  # the connector starts on its own thread (connector_runner.py)
+    deadline = time.monotonic() + 10
+    while State.RUNNING not in states and time.monotonic() < deadline:
+        time.sleep(0.01)
+    runner.stop()
+    assert runner.join(10)
     assert states[-1] == State.RUNNING, states
     return store.snapshot().task_configs["c"]
 

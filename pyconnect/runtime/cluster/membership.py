@@ -18,7 +18,9 @@ the rules below give every worker the same answer without any other channel:
   two live workers is first revoked, then placed once its old owner's `applied` confirms the stop
   (handover.py states the invariant).
 * Self-fencing: a worker that cannot read the topic for a session timeout assumes it may have
-  been replaced and stops its tasks (see `Membership.in_sync`).
+  been replaced and stops its tasks (see `Membership.in_sync`). The topic is read to its end every half
+  heartbeat interval by a thread of the membership's own (`membership-reader-<id>`), as heartbeats are written
+  by another: the worker's loop, and so any connector or task, cannot delay either (worker.py).
 * One identity per worker id. Invariant: at every log offset each worker id has at most one owner
   session, and only the owner's heartbeats count (liveness, `applied`, join order, claims); the leader
   therefore places work only on owners, and a process acts on its id's share of an assignment only
@@ -104,8 +106,10 @@ class Membership:
         self._beat_lock = threading.Lock()  # the heartbeat thread and report_applied both beat
         self._last_sync = float("-inf")  # not in sync before the first read to the end
         self.lapses = 0  # times this worker came back in sync after a session timeout out of it
-        self._stopping = False  # guarded by _changed; ends the heartbeat loop
-        self._thread: threading.Thread | None = None
+        self._stopping = False  # guarded by _changed; ends the heartbeat and reader loops
+        self._unreadable = False  # the last read failed: its WARNING is out, the next success says so
+        self._sync_lock = threading.Lock()  # _last_sync and lapses: the reader thread and the loop both sync
+        self._threads: list[threading.Thread] = []
 
     # lifecycle -------------------------------------------------------------------------------
 
@@ -121,8 +125,12 @@ class Membership:
         except BaseException:
             self._log.stop(5.0)
             raise
-        self._thread = context_thread(self._heartbeat_loop, f"membership-heartbeat-{self.worker_id}")
-        self._thread.start()
+        # Two threads of their own, so that nothing else the worker does can delay them (worker.py's isolation
+        # rule): one writes the heartbeats, one reads the topic (the worker's `in_sync` clock).
+        self._threads = [context_thread(self._heartbeat_loop, f"membership-heartbeat-{self.worker_id}"),
+                         context_thread(self._reader_loop, f"membership-reader-{self.worker_id}")]
+        for thread in self._threads:
+            thread.start()
 
     @property
     def fenced(self) -> str | None:
@@ -167,8 +175,8 @@ class Membership:
         with self._changed:
             self._stopping = True
             self._changed.notify_all()
-        if self._thread is not None:
-            self._thread.join(max(0.0, min(5.0, deadline - time.monotonic())))
+        for thread in self._threads:
+            thread.join(max(0.0, min(5.0, deadline - time.monotonic())))
         try:
             if self.fenced is None:  # a fenced session's leave would only be ignored
                 self._send(Leave(self.worker_id, self.session, self._now_ms()))
@@ -182,14 +190,20 @@ class Membership:
         try:
             self._log.read_to_end(timeout)
         except Exception as exc:
-            log.warning("membership topic not readable: %s", exc)
+            if not self._unreadable:  # one line per outage, not one per read (the reader retries twice a beat)
+                log.warning("membership topic not readable (retrying; a line when it is again): %s", exc)
+            self._unreadable = True
             return False
-        now = self._clock.monotonic()
-        if now - self._last_sync >= self.session_timeout and self._last_sync != float("-inf"):
-            # Back in sync after a lapse (a frozen process, a partition): whatever this worker ran may
-            # have run elsewhere meanwhile; the worker restarts from nothing (see Worker._loop).
-            self.lapses += 1
-        self._last_sync = now
+        if self._unreadable:
+            self._unreadable = False
+            log.info("membership topic readable again")
+        with self._sync_lock:
+            now = self._clock.monotonic()
+            if now - self._last_sync >= self.session_timeout and self._last_sync != float("-inf"):
+                # Back in sync after a lapse (a frozen process, a partition): whatever this worker ran may
+                # have run elsewhere meanwhile; the worker restarts from nothing (see Worker._after_lapse).
+                self.lapses += 1
+            self._last_sync = max(self._last_sync, now)
         return True
 
     @property
@@ -332,6 +346,15 @@ class Membership:
                 self._heartbeat()
             except Exception:
                 log.warning("heartbeat not sent", exc_info=True)
+
+    def _reader_loop(self) -> None:
+        """Read the topic to its end every half heartbeat interval: the worker is in sync while this succeeds."""
+        while True:
+            with self._changed:
+                if self._clock.wait_for(self._changed, lambda: self._stopping or self._table.fenced is not None,
+                                        self.heartbeat_interval / 2):
+                    return
+            self.sync(self.heartbeat_interval)
 
     def _on_record(self, raw_key: bytes | None, raw_value: bytes | None, _p: int, offset: int) -> None:
         if raw_key is None or raw_value is None:

@@ -16,7 +16,7 @@ from pyconnect.api.states import State, TargetState
 from pyconnect.api.task_id import TaskId
 from pyconnect.plugins import PluginNotFound
 from pyconnect.runtime.connector_runner import connector_instance
-from pyconnect.runtime.herder import config_validation
+from pyconnect.runtime.herder import config_validation, status_view
 from pyconnect.runtime.herder.admin import WorkerAdmin
 from pyconnect.runtime.herder.errors import BadConfig, Conflict, Forbidden, NotAssigned, NotFound, NotLeader
 from pyconnect.runtime.results import (
@@ -123,12 +123,14 @@ class Herder(WorkerAdmin):
         statuses.refresh(10)
         conn = statuses.connector(name)
         snap = self._configs.snapshot()
-        if conn is None or name not in snap.connectors:
+        if name not in snap.connectors:
             raise NotFound(f"No status found for connector {name}")
+        live = self._membership.live_members()
+        conn = status_view.seen(conn, live) if conn else status_view.not_yet_reported(name, self._membership.assignment)
         count = len(snap.task_configs.get(name, []))
         version = self._version(snap.connectors[name])
-        tasks = [replace(_task_state(i, st), version=version) for i, st in sorted(statuses.tasks(name).items())
-                 if i < count]
+        tasks = [replace(_task_state(i, status_view.seen(st, live)), version=version)
+                 for i, st in sorted(statuses.tasks(name).items()) if i < count]
         connector = replace(_state(conn), auto_restart=statuses.auto_restart(name), version=version)
         return ConnectorStateInfo(name, connector, tasks, self._type(snap.connectors[name]))
 
@@ -139,7 +141,8 @@ class Herder(WorkerAdmin):
         snap = self._configs.snapshot()
         if st is None or task >= len(snap.task_configs.get(name, [])):
             raise NotFound(f"No status found for task {name}-{task}")
-        return replace(_task_state(task, st), version=self._version(snap.connectors.get(name, {})))
+        shown = status_view.seen(st, self._membership.live_members())
+        return replace(_task_state(task, shown), version=self._version(snap.connectors.get(name, {})))
 
     def task_configs(self, name: str) -> list[TaskInfo]:
         """The connector's task configs, by task id."""
