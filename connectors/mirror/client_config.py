@@ -21,6 +21,7 @@ from collections.abc import Mapping
 
 from connectors.mirror.policy import ReplicationPolicy, load_policy
 from pyconnect.api.config import ConfigException
+from pyconnect.kafka.cluster_labels import alias_label, label_cluster
 from pyconnect.kafka.config import invalid_security_protocol, is_mirror_client_key, to_librdkafka
 from pyconnect.kafka.unsafe_settings import refuse_unsafe
 
@@ -49,7 +50,11 @@ def java_client_config(raw: Mapping[str, str], side: str, role: str) -> dict[str
 def client_settings(raw: Mapping[str, str], side: str, role: str) -> dict[str, str]:
     """librdkafka settings for `side` in {source,target} and `role` in {consumer,producer,admin}."""
     refuse_unsafe(raw)  # any key of the connector config: other layers (backfill.<role>.*) build on this one
-    return to_librdkafka(java_client_config(raw, side, role), role)
+    settings = to_librdkafka(java_client_config(raw, side, role), role)
+    alias = raw.get(f"{side}.cluster.alias")
+    if alias:  # the clients' librdkafka log lines then name the cluster by its alias
+        label_cluster(settings.get("bootstrap.servers", ""), alias_label(alias))
+    return settings
 
 
 class MirrorClientConfig:

@@ -112,7 +112,7 @@ class Admin:
             self._client.poll(0)  # serves the error callback
             self._watch.check()  # outside the except: the cause is the cluster's, not a timeout
             if time.monotonic() >= deadline:
-                raise TimeoutError(f"no answer from cluster {self._watch.name} within {timeout:.0f}s")
+                raise TimeoutError(f"no answer from cluster {self._watch.where} within {timeout:.0f}s")
 
     def _metadata(self, timeout: float) -> Any:
         """list_topics in short slices, so a TLS/authentication failure ends the wait early."""

@@ -14,6 +14,7 @@ from typing import Any, Protocol
 
 import confluent_kafka as ck
 
+from pyconnect.kafka.client_log import ClientLog
 from pyconnect.kafka.client_stats import STATS_INTERVAL_MS, ClientStats
 from pyconnect.kafka.config import redact
 
@@ -43,22 +44,13 @@ def _error_cb(name: str, on_fatal: Callable[[str], None] | None = None) -> Calla
     return on_error
 
 
-def _drop_known_config_warnings(record: logging.LogRecord) -> bool:
-    # The runtime sets enable.gapless.guarantee on purpose (runtime/source/run_acks.py); librdkafka warns
-    # at every client start that the property is experimental.
-    return "enable.gapless.guarantee is experimental" not in record.getMessage()
-
-
-_rdkafka_log = logging.getLogger("librdkafka")
-_rdkafka_log.addFilter(_drop_known_config_warnings)
-
-
 def client_conf(conf: Mapping[str, str], name: str, on_fatal: Callable[[str], None] | None = None,
                 stats: ClientStats | None = None) -> dict[str, Any]:
     """`conf` with the callbacks every client gets; with `stats`, librdkafka's statistics go there."""
     out: dict[str, Any] = dict(conf)
     out.setdefault("error_cb", _error_cb(name, on_fatal))
-    out.setdefault("logger", _rdkafka_log)  # librdkafka's log lines go through Python logging
+    # librdkafka's log lines go through Python logging, repeated trouble folded (pyconnect.kafka.client_log)
+    out.setdefault("logger", ClientLog(str(conf.get("bootstrap.servers", ""))))
     if stats is not None:
         out.setdefault("statistics.interval.ms", STATS_INTERVAL_MS)
         out["stats_cb"] = stats.on_stats

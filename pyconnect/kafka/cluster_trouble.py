@@ -19,6 +19,7 @@ from collections.abc import Mapping
 import confluent_kafka as ck
 
 from pyconnect.kafka.clients import KafkaClientError
+from pyconnect.kafka.cluster_labels import alias_label, label_cluster
 
 # Errors a retry does not fix: a handshake that fails, credentials the broker refuses.
 _FATAL_TO_CONNECT = {ck.KafkaError._SSL, ck.KafkaError._AUTHENTICATION}
@@ -93,8 +94,16 @@ class TroubleWatch:
 
     def __init__(self, conf: Mapping[str, str], cluster: str | None = None) -> None:
         self._conf = dict(conf)
-        self.name = cluster or str(conf.get("bootstrap.servers", "?"))
+        self._bootstrap = str(conf.get("bootstrap.servers", "?"))
+        self.name = cluster or self._bootstrap
         self.problem: str | None = None
+        if cluster:  # the client's librdkafka log lines name the alias too (pyconnect.kafka.client_log)
+            label_cluster(self._bootstrap, alias_label(cluster))
+
+    @property
+    def where(self) -> str:
+        """The cluster as a reason names it: "A (host:9092)", or the bootstrap servers when it has no alias."""
+        return self.name if self.name == self._bootstrap else f"{self.name} ({self._bootstrap})"
 
     def on_error(self, err: ck.KafkaError) -> None:
         text = err.str()
