@@ -5,6 +5,10 @@ Each herder's leader writes the flow's three connector configs when they differ 
 same file join the same herder groups and share the tasks. Unlike MM2's dedicated mode, the public
 REST API is served: each flow under `/{source}/{target}` on the `listeners` address, and at `/` the
 single flow's API, or with several flows `/` and `/health` for all of them (`rest.flows_root`).
+
+Invariant: the REST API (its writes, the console's pause and stop buttons) is served beyond this machine
+only when asked: with neither `--listeners`, nor `listeners`, nor `dedicated.mode.enable.internal.rest` in
+the file, it listens on 127.0.0.1 alone (Java's dedicated MirrorMaker serves nothing by default).
 """
 
 from __future__ import annotations
@@ -14,10 +18,11 @@ import threading
 from collections.abc import Mapping
 from typing import Any
 
-from connectors.mirror.maker_config import CONNECTORS, WORKER_PREFIXES, Flow, MirrorMakerConfig, redacted
+from connectors.mirror.maker_config import CONNECTORS, WORKER_PREFIXES, Flow, MirrorMakerConfig
 from pyconnect.config.properties import Entry, Properties
 from pyconnect.config.worker import WorkerConfig
 from pyconnect.kafka.clients import KafkaClientError
+from pyconnect.kafka.config import redact
 from pyconnect.runtime.herder.herder import Herder
 from pyconnect.runtime.logs.worker_scope import WorkerScope
 from pyconnect.runtime.worker import Worker
@@ -29,6 +34,11 @@ from rest.server import RestServers
 
 log = logging.getLogger(__name__)
 
+# Where the REST API listens when nothing says: this machine only, on Connect's port.
+LOOPBACK_LISTENER = "http://127.0.0.1:8083"
+# Connect's own default (every interface): what `dedicated.mode.enable.internal.rest` asks for in Java.
+WORKER_DEFAULT_LISTENER = "http://:8083"
+
 
 class FlowHerder:
     """Leader duty of one flow's worker cluster: the connector configs follow the file, and a connector
@@ -37,13 +47,18 @@ class FlowHerder:
 
     def __init__(self, config: MirrorMakerConfig, flow: Flow) -> None:
         self.flow = flow
-        self.wanted = {name: config.connector_config(flow, name) for name in CONNECTORS}
+        # A connector the file turns off (replikafka.mirror_validation) is neither written nor kept.
+        self.not_started = set(config.not_started.get(flow, {}))
+        self.wanted = {name: config.connector_config(flow, name) for name in CONNECTORS if name not in self.not_started}
         self.states = {name: state for name in CONNECTORS if (state := config.connector_state(flow, name))}
         self._written: dict[str, Mapping[str, str]] = {}
         self._states_written: set[str] = set()
 
     def __call__(self, worker: Worker) -> None:
         snapshot = worker.configs.snapshot()
+        for name in sorted(self.not_started & set(snapshot.connectors)):
+            log.info("removing %s, stored by an earlier run: the file turns it off", name)  # the scope names the flow
+            worker.configs.remove_connector(name)
         for name, config in self.wanted.items():
             state = self.states.get(name) if name not in self._states_written else None
             if state is not None and (name not in snapshot.connectors or snapshot.target_state(name) != state):
@@ -51,7 +66,7 @@ class FlowHerder:
                 worker.configs.put_target_state(name, state, wait=False)  # before the config, as Connect writes it
             self._states_written.add(name)
             if snapshot.connectors.get(name) != config and self._written.get(name) != config:
-                log.info("[%s] writing %s config from the file: %s", self.flow, name, redacted(config))
+                log.info("[%s] writing %s config from the file: %s", self.flow, name, redact(config))
                 worker.configs.put_connector_config(name, config)
                 self._written[name] = config
 
@@ -63,7 +78,7 @@ class MirrorMaker:
 
     def __init__(self, config: MirrorMakerConfig, listeners: str | None = None) -> None:
         self.config = config
-        self.configs = worker_configs(config, listeners or config.values.get("listeners", "http://:8083"))
+        self.configs = worker_configs(config, rest_listeners(config, listeners))
         if not self.configs:
             raise ValueError("no flow to run (enable one with '<source>-><target>.enabled = true')")
         if any(c.admin_listeners is not None for c in self.configs.values()):
@@ -127,6 +142,21 @@ class MirrorMaker:
             thread.join()
 
 
+def rest_listeners(config: MirrorMakerConfig, given: str | None) -> str:
+    """The REST listeners of the process: `given` (--listeners), else the file's `listeners`; with neither,
+    Connect's default when the file sets `dedicated.mode.enable.internal.rest` (it asks for a served API),
+    else 127.0.0.1 only, said once at INFO with how to serve it further."""
+    if given:
+        return given
+    if "listeners" in config.values:
+        return config.values["listeners"]
+    if "dedicated.mode.enable.internal.rest" in config.values:
+        return WORKER_DEFAULT_LISTENER
+    log.info("REST API on %s only (this machine): %s sets no `listeners`; to serve it on other interfaces set "
+             "`listeners = http://0.0.0.0:8083` (or run with --listeners)", LOOPBACK_LISTENER, config.path)
+    return LOOPBACK_LISTENER
+
+
 def worker_source(config: MirrorMakerConfig, flow: Flow, values: Mapping[str, str]) -> Properties:
     """Where each worker setting of `flow` comes from in the file (`<target>.<key>` or `<key>`), so that
     worker config errors name the file's line."""
@@ -156,7 +186,7 @@ def build_workers(config: MirrorMakerConfig, configs: Mapping[Flow, WorkerConfig
     workers = {}
     for flow, worker_config in configs.items():
         # The flow's scope: its own logger levels, its log lines tagged `[A->B]`, its metrics labelled.
-        scope = WorkerScope(str(flow), {"source": flow.source, "target": flow.target})
+        scope = WorkerScope(str(flow), {"source": flow.source, "target": flow.target}, config.not_started_notes(flow))
         try:
             workers[flow] = Worker(worker_config, leader_duty=FlowHerder(config, flow), scope=scope)
         except KafkaClientError as exc:  # the worker's own clients know the bootstrap servers, not the alias

@@ -18,8 +18,9 @@ One router per resource:
     rest.connector_topics      /connectors/{name}/topics, /topics/reset
     rest.plugins               /connector-plugins, /{plugin}/config, /{plugin}/config/validate
 
-Leader-only writes take `rest.forwarding.Routing`'s dependency, which forwards them when the herder
-answers NotLeader.
+Configs in answers show secrets as `[hidden]`, and a write that sends `[hidden]` back keeps the stored
+secret (`rest.config_secrets`). Leader-only writes take `rest.forwarding.Routing`'s dependency, which
+forwards them when the herder answers NotLeader.
 """
 
 from __future__ import annotations
@@ -47,6 +48,7 @@ from rest import (
     plugins,
     root,
 )
+from rest.config_secrets import ConfigSecrets
 from rest.errors import error
 from rest.forwarding import Forwarder, Routing
 from rest.security import BasicAuth, client_verify
@@ -128,14 +130,15 @@ def create_app(worker: Worker, admin: bool = True) -> FastAPI:
     with /admin/loggers (False when `admin.listeners` serves them, or disables them)."""
     herder = Herder(worker)
     routing = Routing(herder, Forwarder(client_verify(worker.config.raw)))
+    secrets = ConfigSecrets(herder)
     app = _base_app(worker)
     # Registered in the order of the paths in /openapi.json.
     app.include_router(root.router(herder))
     if admin:
         app.include_router(admin_routes.router(herder))
-    app.include_router(connectors.router(herder, routing))
-    app.include_router(connector_tasks.router(herder))
-    app.include_router(connector_config.router(herder, routing))
+    app.include_router(connectors.router(herder, routing, secrets))
+    app.include_router(connector_tasks.router(herder, secrets))
+    app.include_router(connector_config.router(herder, routing, secrets))
     app.include_router(connector_lifecycle.router(herder, routing))
     app.include_router(connector_offsets.router(herder, routing))
     app.include_router(connector_topics.router(herder))

@@ -16,6 +16,7 @@ from fastapi.responses import JSONResponse, Response
 from pyconnect.runtime.herder.errors import NotFound
 from pyconnect.runtime.herder.herder import Herder
 from rest import bodies
+from rest.config_secrets import ConfigSecrets
 from rest.forwarding import PATH_SAFE, Routing, ServeOrForward
 from rest.models import ERRORS, ConnectorInfo, CreateConnectorRequest, connector_config
 
@@ -34,8 +35,8 @@ def created(request: Request, name: str, response: Response) -> Response:
     return response
 
 
-def router(herder: Herder, routing: Routing) -> APIRouter:
-    """Listing (optionally expanded), creation, info and deletion."""
+def router(herder: Herder, routing: Routing, secrets: ConfigSecrets) -> APIRouter:
+    """Listing (optionally expanded), creation, info and deletion; configs shown with secrets hidden."""
     api = APIRouter(prefix="/connectors", tags=["connectors"])
     with_body = Depends(routing.with_body)
     without_body = Depends(routing.without_body)
@@ -53,7 +54,7 @@ def router(herder: Herder, routing: Routing) -> APIRouter:
                 if "status" in expand:
                     entry["status"] = bodies.connector_state_info(herder.connector_status(name))
                 if "info" in expand:
-                    entry["info"] = bodies.connector_info(herder.connector_info(name))
+                    entry["info"] = bodies.connector_info(secrets.info(herder.connector_info(name)))
             except NotFound:
                 continue  # vanished meanwhile
             out[name] = entry
@@ -61,15 +62,16 @@ def router(herder: Herder, routing: Routing) -> APIRouter:
 
     @api.get("/{name}", responses={200: {"model": ConnectorInfo}, **ERRORS})
     def get_connector(name: str) -> Any:
-        return bodies.connector_info(herder.connector_info(name))
+        return bodies.connector_info(secrets.info(herder.connector_info(name)))
 
     @api.post("", status_code=201, summary="Create a connector", responses={201: {"model": ConnectorInfo}, **ERRORS})
     def create(request: Request, body: CreateConnectorRequest, leader: ServeOrForward = with_body) -> Response:
         name = trimmed_name(body.name)
 
         def serve() -> Response:
-            info = herder.create(name, connector_config(body.config), body.initial_state)
-            return JSONResponse(bodies.connector_info(info), status_code=201)
+            config = secrets.restored(name, connector_config(body.config), secrets.stored(name))
+            info = herder.create(name, config, body.initial_state)
+            return JSONResponse(bodies.connector_info(secrets.info(info)), status_code=201)
         return created(request, name, leader(serve))
 
     @api.delete("/{name}", status_code=204, responses=ERRORS)

@@ -10,7 +10,13 @@ Kafka's MirrorMakerConfig does (clusterPairs, clusterProps, workerConfig, connec
 - top-level keys whose names are connector settings (every name in the MM2 connectors' ConfigDefs,
   Connect's connector settings such as transforms, errors.* and the converters, and the client
   security settings) go to every connector config, below `<source>-><target>.` values; other top-level
-  keys (e.g. `transforms.x.type`, `linger.ms`) are not used, as in Kafka, and a warning says so.
+  keys (e.g. `transforms.x.type`, `linger.ms`) are not used, as in Kafka, and a warning says so
+  (connectors.mirror.maker_keys: a typo gets a suggestion, never advice that repeats it as a key).
+- `connector.config.unknown.keys` (a worker setting: `warn` or `refuse`) may be set at the top level for
+  every flow's herder, below `<target>.` values. With `refuse` for any flow, a typo'd top-level key stops
+  the start (`file:line: key: ...`); replikafka.mirror_validation does the same for each flow's keys.
+- `not_started` holds, per flow, the connectors dedicated mode does not start because Java's validation
+  refuses their config as the file turns them off (set by replikafka.mirror_validation.check_flows).
 - `<source>-><target>.<Connector>.<key>` (Connector: MirrorSourceConnector, MirrorCheckpointConnector or
   MirrorHeartbeatConnector) is this project's per-connector scope (Strimzi's per-connector settings of
   KafkaMirrorMaker2's mirrors): it goes to that connector only, above `<source>-><target>.` values, and
@@ -29,6 +35,7 @@ from pathlib import Path
 
 from connectors.mirror.config import CHECKPOINT, HEARTBEAT, SOURCE
 from connectors.mirror.filters import compile_list
+from connectors.mirror.maker_keys import REFUSED, UNKNOWN_KEYS, refuses, unused
 from pyconnect.api.config import ConfigType
 from pyconnect.api.states import TargetState
 from pyconnect.config.auto_restart_keys import CONNECTOR_KEYS as AUTO_RESTART_KEYS
@@ -113,6 +120,7 @@ class MirrorMakerConfig:
         if unknown:
             raise ConfigFileError(self.path, None, "--clusters", f"unknown cluster alias(es) {sorted(unknown)}")
         self.flows = [f for f in self._pairs() if f.target in wanted]
+        self.not_started: dict[Flow, dict[str, str]] = {}  # flow -> connector -> why (see the module docstring)
 
     def _resolved(self, raw: dict[str, str]) -> dict[str, str]:
         """Values with `${provider:path:key}` placeholders resolved by the file's config.providers."""
@@ -174,12 +182,23 @@ class MirrorMakerConfig:
         if head in aliases:
             return key.split(".", 1)[1] if "." in key else ""
         if not self._used_at_top_level(key):
-            log.warning("%s: top-level key %r is not used: Kafka's MirrorMakerConfig passes on top-level connector "
-                        "settings, worker settings (offset.storage*, config.storage*, status.storage*, converters, "
-                        "task*, worker*, replication.policy*) and client bootstrap/security/SSL/SASL settings "
-                        "only; set it per cluster (<alias>.%s) or per flow (<source>-><target>.%s)",
-                        self.props.where(key), key, key, key)
+            self._unused_top_level(key)
         return key
+
+    def _unused_top_level(self, key: str) -> None:
+        """A warning for a top-level key Kafka does not pass on; a typo'd one stops the start when any
+        flow's herder has `connector.config.unknown.keys = refuse`."""
+        found = unused(key, [*TOP_LEVEL, *CONNECTOR_KEYS, *MIRROR_CLIENT_KEYS, UNKNOWN_KEYS])
+        if found.suggestion is None:
+            log.warning("%s: top-level key %r is not used: %s", self.props.where(key), key, found.advice())
+        elif any(self.refuses_unknown_keys(flow) for flow in self._pairs()):
+            raise self.props.error(key, f"{found.typo()} {REFUSED}")
+        else:
+            log.warning("%s: %s: %s (ignored)", self.props.where(key), key, found.typo())
+
+    def refuses_unknown_keys(self, flow: Flow) -> bool:
+        """The flow's herder has `connector.config.unknown.keys = refuse` (`<target>.` over the top level)."""
+        return refuses(self.values.get(f"{flow.target}.{UNKNOWN_KEYS}", self.values.get(UNKNOWN_KEYS)))
 
     def _check_state(self, key: str, setting: str, value: str) -> None:
         """`state` only in a connector's scope, and one of STATES."""
@@ -195,7 +214,7 @@ class MirrorMakerConfig:
 
     @staticmethod
     def _used_at_top_level(key: str) -> bool:
-        return (key in TOP_LEVEL or key in CONNECTOR_KEYS or is_mirror_client_key(key)
+        return (key in TOP_LEVEL or key in CONNECTOR_KEYS or is_mirror_client_key(key) or key == UNKNOWN_KEYS
                 or key.startswith(WORKER_PREFIXES + ("config.providers.",)))
 
     def _warn_flow_flags(self) -> None:
@@ -259,6 +278,8 @@ class MirrorMakerConfig:
         # Top-level worker settings win over the target's own (MirrorMakerConfig.workerConfig's putAll).
         config.update({k: v for k, v in self.values.items() if k.startswith(WORKER_PREFIXES)})
         config.update({k: v for k, v in self.raw_values.items() if k.startswith("config.providers")})
+        if UNKNOWN_KEYS in self.values:  # every herder's, below its target's own (see the module docstring)
+            config.setdefault(UNKNOWN_KEYS, self.values[UNKNOWN_KEYS])
         s = flow.source
         defaults = {"client.id": str(flow), "group.id": f"{s}-mm2", "offset.storage.topic": f"mm2-offsets.{s}.internal",
                     "status.storage.topic": f"mm2-status.{s}.internal",
@@ -291,6 +312,10 @@ class MirrorMakerConfig:
         """The state `<flow>.<connector>.state` asks for (None: not set, the stored state stays)."""
         value = self.values.get(f"{flow}.{connector}.state")
         return None if value is None else STATES[value.strip().lower()]
+
+    def not_started_notes(self, flow: Flow) -> tuple[str, ...]:
+        """What the flow's /health adds: each connector that is not started, and why."""
+        return tuple(f"{name} is not started: {why}." for name, why in self.not_started.get(flow, {}).items())
 
     def client_config(self, alias: str) -> dict[str, str]:
         """MirrorMakerConfig.clientConfig's properties (for a MirrorClientConfig): every top-level value

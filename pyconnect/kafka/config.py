@@ -4,6 +4,8 @@ Most names are the same in both clients. The differences that matter to users of
 SASL credentials come in `sasl.jaas.config`; `sasl.mechanism` is `sasl.mechanisms`; PEM trust
 stores are `ssl.ca.location`; the buffer sizes are librdkafka's socket buffers and queue size; a few
 Java-only tuning keys have no librdkafka twin and are dropped with a debug log rather than failing the client.
+Values librdkafka reads differently (ranges, cross-key rules, assignor names) are then adapted by
+pyconnect.kafka.java_settings, with one INFO line per change, or refused with the reason.
 """
 
 from __future__ import annotations
@@ -11,6 +13,8 @@ from __future__ import annotations
 import logging
 import re
 from collections.abc import Mapping
+
+from pyconnect.kafka.java_settings import adapt
 
 log = logging.getLogger(__name__)
 
@@ -23,7 +27,7 @@ _JAVA_ONLY = {
     "ssl.endpoint.identification.algorithm.class",
     "ssl.protocol", "ssl.enabled.protocols", "ssl.trustmanager.algorithm", "ssl.keymanager.algorithm",
     "ssl.secure.random.implementation", "ssl.provider", "client.dns.lookup", "default.api.timeout.ms",
-    "retry.backoff.max.ms", "delivery.timeout.ms.config", "partitioner.class", "security.providers",
+    "delivery.timeout.ms.config", "partitioner.class", "security.providers",
     "max.block.ms", "exclude.internal.topics",
     "allow.auto.create.topics", "internal.leave.group.on.close", "request.timeout.ms.config",
 }
@@ -223,6 +227,7 @@ def to_librdkafka(java: Mapping[str, str], role: str) -> dict[str, str]:
             out[key] = "https" if value.strip().lower() == "https" else "none"
             continue
         out[_RENAMES.get(key, key)] = value
+    adapt(out, set(java), role)  # ranges and cross-key rules librdkafka reads differently (java_settings)
     return out
 
 
@@ -271,7 +276,15 @@ def fit_request_to_batch(conf: Mapping[str, str]) -> dict[str, str]:
     return out
 
 
+# Parts of a key that make its value a secret (ssl.key.password, sasl.jaas.config, basic.auth.user.info ...).
+_SECRET_PARTS = ("password", "secret", "jaas", "credentials", "token", ".key", "user.info")
+
+
+def is_secret_key(key: str) -> bool:
+    """Whether `key`'s value is a secret: the one rule for logs, error messages and REST answers."""
+    return any(part in key.lower() for part in _SECRET_PARTS)
+
+
 def redact(conf: Mapping[str, str]) -> dict[str, str]:
     """Copy safe for logs and error messages: secrets replaced by '[hidden]'."""
-    hidden = ("password", "secret", "jaas", "credentials", "token", ".key")
-    return {k: ("[hidden]" if any(h in k.lower() for h in hidden) else v) for k, v in conf.items()}
+    return {k: ("[hidden]" if is_secret_key(k) else v) for k, v in conf.items()}

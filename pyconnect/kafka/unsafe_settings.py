@@ -5,8 +5,9 @@ load a shared library or run a shell command. A connector config reaches the cli
 (Connect's `producer.override.*`, `consumer.override.*`, `admin.override.*`, and MirrorMaker 2's
 `source.cluster.*`, `target.cluster.*`, `consumer.*`, `producer.*`, `admin.*`, `<side>.<role>.*`, ...), and
 whoever reaches the REST API (unauthenticated by default, as Connect's) writes connector configs. Java's
-client has no such settings (its class-loading keys are Java-only and never reach librdkafka, see
-pyconnect.kafka.config._JAVA_ONLY), so Connect's override policies were never written with them in mind.
+client has no such settings (its class-loading keys are Java-only and never reach librdkafka: dropped, see
+pyconnect.kafka.config._JAVA_ONLY, or refused, see pyconnect.kafka.java_settings.UNSUPPORTED), so Connect's
+override policies were never written with them in mind.
 
 Invariant: no connector config key naming one of UNSAFE_SETTINGS (the key itself, or any prefix followed by
 `.` and the name) reaches a client unless the worker's

@@ -46,10 +46,10 @@ class WorkerAdmin:
         # authentication) is named in the message. The worker itself stays healthy (200): a liveness probe
         # that restarted it would not fix a certificate, and would stop every other connector it runs.
         problems = cluster_trouble.current()
-        if problems:
-            return WorkerHealth("healthy", "Worker has completed startup and is ready to handle requests, but "
-                                           "cannot connect to " + "; ".join(problems[k] for k in sorted(problems)))
-        return WorkerHealth("healthy", "Worker has completed startup and is ready to handle requests.")
+        message = "Worker has completed startup and is ready to handle requests" + (
+            ", but cannot connect to " + "; ".join(problems[k] for k in sorted(problems)) if problems else ".")
+        # A dedicated flow's connectors that its file leaves unstarted (WorkerScope.notes) are named too.
+        return WorkerHealth("healthy", " ".join([message, *worker.scope.notes]))
 
     # plugins ---------------------------------------------------------------------------------
 

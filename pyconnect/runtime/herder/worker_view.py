@@ -16,6 +16,7 @@ from pyconnect.plugins import PluginRegistry
 from pyconnect.runtime.cluster.membership import Assignment
 from pyconnect.runtime.cluster.worker_identity import Member
 from pyconnect.runtime.logs.loggers import LogLevels
+from pyconnect.runtime.logs.worker_scope import WorkerScope
 from pyconnect.storage.config_store import ConfigStore
 from pyconnect.storage.offset_store import OffsetStore
 from pyconnect.storage.status_store import StatusStore
@@ -73,6 +74,9 @@ class WorkerView(Protocol):
 
     @property
     def started(self) -> threading.Event: ...
+
+    @property
+    def scope(self) -> WorkerScope: ...
 
     def loop_alive(self, within: float = 30.0) -> bool:
         """False if the worker's main loop has not come round for `within` seconds."""

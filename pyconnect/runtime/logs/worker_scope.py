@@ -21,6 +21,8 @@ class WorkerScope:
 
     name: str = ""
     labels: Mapping[str, str] = field(default_factory=dict)
+    # Sentences /health adds to this worker's message (a dedicated flow's connectors the file leaves unstarted).
+    notes: tuple[str, ...] = ()
 
     def log_levels(self) -> LogLevels:
         """The logger levels this worker reads and sets: its own for a named scope, else the process's."""
