@@ -7,10 +7,13 @@ on loopback, prints its `bootstrap.servers` and the client settings it needs, an
 SIGTERM or SIGHUP, then stops the broker and waits for it to exit. Exit codes: 0 stopped by a signal,
 1 the broker could not start (port taken, package missing, the broker exited).
 
-Invariant: the printed client settings are Tansu workarounds (pyconnect.testing.brokers.TANSU_CLIENT_OVERRIDES)
-and reach users only through this command's output and docs/brokers.md; no product default, example file
-or chart value carries them (tests/test_broker_cli.py checks that). Storage is in memory: stopping the
-broker loses every topic.
+Invariants:
+- The printed client settings are Tansu workarounds (pyconnect.testing.brokers.TANSU_CLIENT_OVERRIDES, and
+  GROUP_CONSUMER_SETTINGS for consumers that subscribe() with a group) and reach users only through this
+  command's output and docs/brokers.md, which lists the same settings (tests/test_local_broker_clients.py);
+  no product default, example file or chart value carries them (tests/test_broker_cli.py checks that).
+- The broker dies with this command, even on SIGKILL (pyconnect.testing.parent_death): nothing is left
+  listening on the port. Storage is in memory: stopping the broker loses every topic.
 """
 
 from __future__ import annotations
@@ -29,6 +32,13 @@ from pyconnect.testing.brokers import TANSU_CLIENT_OVERRIDES, Broker, start_tans
 
 DEFAULT_PORT = 9092
 STOP_TIMEOUT = 10.0  # seconds the broker gets to exit after SIGTERM before it is killed
+# Tansu holds a JoinGroup instead of answering it (it waits for the rebalance timeout, max.poll.interval.ms,
+# 5 minutes by default), so a subscribe() consumer with default settings waits long for its first assignment
+# (measured 23 s to the first record; reports of up to 5 minutes). With these it read its first record after
+# 2.2 s. librdkafka refuses a session.timeout.ms above max.poll.interval.ms, and heartbeats must come well
+# within the session timeout.
+GROUP_CONSUMER_SETTINGS = {"max.poll.interval.ms": "3000", "session.timeout.ms": "3000",
+                           "heartbeat.interval.ms": "1000"}
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -82,6 +92,8 @@ def settings_text(broker: Broker, cluster_id: str) -> str:
     for role in ("producer", "consumer"):
         lines.append(f"  librdkafka {role}s (confluent-kafka, kcat -{role[0].upper()} -X KEY=VALUE):")
         lines += [f"    {key}={value}" for key, value in to_librdkafka(TANSU_CLIENT_OVERRIDES, role).items()]
+    lines.append("  consumers that subscribe() with a group.id (any client; in addition, and poll at least every 3 s):")
+    lines += [f"    {key}={value}" for key, value in GROUP_CONSUMER_SETTINGS.items()]
     lines += [f"broker log: {broker.log_path}", "Ctrl-C stops it."]
     return "\n".join(lines)
 

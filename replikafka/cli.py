@@ -26,6 +26,7 @@ from pyconnect.kafka.native_memory import limit_arenas
 from pyconnect.runtime.cluster.worker_identity import WorkerIdInUse
 from pyconnect.runtime.worker import Worker
 from replikafka import backfill_cli, broker_cli, offsets_cli
+from replikafka.starting_answers import mirror_starting, worker_starting
 from rest.listener import ListenerBindError, bind_listeners
 
 log = logging.getLogger("pyconnect")
@@ -110,13 +111,17 @@ def run_mirror_maker(path: str, clusters: list[str] | None, listeners: str | Non
         maker = MirrorMaker(config, listeners)  # binds the REST listener before anything reads or writes Kafka
     except (ConfigFileError, ConfigException, KafkaClientError, ListenerBindError, ValueError, TimeoutError) as exc:
         return startup_error(path, exc)
+    # Until the herders start, the listeners answer 503 saying what the process waits for (rest.starting).
+    starting = mirror_starting(maker.listener, config, next(iter(maker.configs.values())))
     try:
         for warning in check_states(config, [read_flow_state(config, flow) for flow in config.flows]):
             log.warning("%s", warning)
         maker.build()  # the herders: their internal topics are created here, once the state is known to fit
     except (ConfigFileError, ConfigException, KafkaClientError, ListenerBindError, ValueError, TimeoutError) as exc:
+        starting.stop()
         maker.close()
         return startup_error(path, exc)
+    starting.stop()
     try:
         maker.start()
     except (ListenerBindError, WorkerIdInUse) as exc:
@@ -138,16 +143,22 @@ def run_distributed(path: str) -> int:
         listener = bind_listeners(config.listeners, config.admin_listeners or [])
     except (ConfigFileError, ListenerBindError, ValueError) as exc:
         return startup_error(path, exc)
+    # Until the REST API serves, the listeners answer 503 saying what the worker waits for (rest.starting).
+    starting = worker_starting(listener, config)
     try:
         worker = Worker(config)
         rest = RestServers(worker, listener)
     except (KafkaClientError, ListenerBindError, ValueError) as exc:
+        starting.stop()
         listener.close()
         return startup_error(path, exc)
     try:
+        starting.phase(f"reading the internal topics and joining group {config.group_id}")
         worker.start()
+        starting.stop()
         rest.start()
     except (ListenerBindError, WorkerIdInUse) as exc:
+        starting.stop()
         worker.stop()  # a refused worker has started nothing but its membership reader
         listener.close()
         return startup_error(path, exc)

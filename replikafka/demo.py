@@ -5,6 +5,8 @@ examples/demo.properties (A -> B for `orders` and `payments`), produces sample t
 shows one live table: per topic, records produced, replicated (committed by the source connector),
 rate and lag, with the console's URL. The log goes to a file whose path is printed first.
 Ctrl-C, SIGTERM, SIGHUP, a closed output pipe or `--duration` seconds stop everything it started.
+Killed with SIGKILL it cannot stop anything, so its brokers are started to die with it
+(pyconnect.testing.parent_death): nothing it started is left running.
 """
 
 from __future__ import annotations

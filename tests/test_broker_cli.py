@@ -120,7 +120,7 @@ def test_local_broker_round_trip_with_printed_settings_then_sigint_stops_it() ->
         text = "".join(out.lines)
         bootstrap = re.search(r"^bootstrap\.servers=(\S+)$", text, re.M)
         assert bootstrap and bootstrap.group(1) == f"127.0.0.1:{port}", text
-        files, producing, consuming = _sections(out.lines)
+        files, producing, consuming, _group = _sections(out.lines)
         assert files == TANSU_CLIENT_OVERRIDES, text
         # The two forms agree: a worker given the file form hands its clients the librdkafka form.
         worker = _worker(bootstrap.group(1), files)
