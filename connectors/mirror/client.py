@@ -1,15 +1,28 @@
 """Client-side MM2 helpers (Kafka's MirrorClient / RemoteClusterUtils), reading only the target cluster:
 translated consumer offsets from checkpoints; upstream clusters, replication hops and remote topics
-from topic names, as the replication policy reads them."""
+from topic names, as the replication policy reads them.
+
+Invariants: one translation reads the checkpoints topic once, whatever the number of groups it returns
+(KIP-1239: a group pattern costs one read, as one group does); a group matches a pattern only when the
+pattern matches its whole id (Java's `Pattern.matcher(id).matches()`); the newest checkpoint of a
+(group, remote topic, partition) wins; a record that is no checkpoint is skipped, as Java skips it.
+"""
 
 from __future__ import annotations
 
+import logging
+import re
+import struct
 from collections.abc import Mapping
+from typing import overload
 
 from connectors.mirror.formats import Checkpoint
 from connectors.mirror.policy import DefaultReplicationPolicy, ReplicationPolicy
 from pyconnect.kafka.admin import Admin
 from pyconnect.kafka.topic_log import KafkaLog
+
+log = logging.getLogger(__name__)
+TopicPartition = tuple[str, int]
 
 
 def all_sources(policy: ReplicationPolicy, topic: str) -> set[str]:
@@ -57,27 +70,68 @@ class MirrorClient:
         """Topic names on this cluster."""
         return set(self.admin.topic_partitions())
 
-    def _read(self, topic: str) -> list[tuple[bytes, bytes]]:
+    def _read(self, topic: str, timeout: float = 60.0) -> list[tuple[bytes, bytes]]:
         partitions = self.admin.topic_partitions().get(topic)
         if not partitions:
             return []
         records: list[tuple[bytes, bytes]] = []
-        log = KafkaLog(topic, partitions, self.conf, self.conf)
-        log.start(lambda k, v, _p, _o: records.append((k, v)) if k and v else None)
-        log.stop()
+        reader = KafkaLog(topic, partitions, self.conf, self.conf)
+        try:
+            reader.start(lambda k, v, _p, _o: records.append((k, v)) if k and v else None, timeout)
+        finally:
+            reader.stop()
         return records
 
-    def checkpoints(self, source_alias: str, group: str | None = None) -> dict[tuple[str, int], Checkpoint]:
-        """Latest checkpoint per (remote topic, partition) of `group` from `<source>.checkpoints.internal`."""
-        out: dict[tuple[str, int], Checkpoint] = {}
-        for key, value in self._read(self.policy.checkpoints_topic(source_alias)):
-            cp = Checkpoint.decode(key, value)
-            if group is None or cp.group == group:
-                out[(cp.topic, cp.partition)] = cp
+    def _checkpoint_records(self, source_alias: str, timeout: float) -> list[Checkpoint]:
+        """Every checkpoint in `<source>.checkpoints.internal`, oldest first, from one read of the topic."""
+        topic = self.policy.checkpoints_topic(source_alias)
+        out, skipped = [], 0
+        for key, value in self._read(topic, timeout):
+            try:
+                out.append(Checkpoint.decode(key, value))
+            except (struct.error, UnicodeDecodeError):
+                skipped += 1
+        if skipped:  # one line per read, not one per record
+            log.info("skipped %d record(s) of %s that are no checkpoints", skipped, topic)
         return out
 
-    def remote_consumer_offsets(self, group: str, source_alias: str) -> dict[tuple[str, int], int]:
-        return {k: cp.downstream_offset for k, cp in self.checkpoints(source_alias, group).items()}
+    def checkpoints_by_group(self, source_alias: str, groups: str | re.Pattern[str],
+                             timeout: float = 60.0) -> dict[str, dict[TopicPartition, Checkpoint]]:
+        """Latest checkpoint per (remote topic, partition) of every group whose whole id matches the regex
+        `groups`, keyed by group, from ONE read of the checkpoints topic (KIP-1239). Groups without
+        checkpoints are absent."""
+        pattern = re.compile(groups) if isinstance(groups, str) else groups
+        out: dict[str, dict[TopicPartition, Checkpoint]] = {}
+        for cp in self._checkpoint_records(source_alias, timeout):
+            if pattern.fullmatch(cp.group):
+                out.setdefault(cp.group, {})[(cp.topic, cp.partition)] = cp
+        return out
+
+    def checkpoints(self, source_alias: str, group: str | None = None,
+                    timeout: float = 60.0) -> dict[TopicPartition, Checkpoint]:
+        """Latest checkpoint per (remote topic, partition) of `group` from `<source>.checkpoints.internal`
+        (without a group: of every group, the last written winning)."""
+        if group is not None:  # as Java's single-group form: the batch form with the quoted id
+            return self.checkpoints_by_group(source_alias, re.escape(group), timeout).get(group, {})
+        return {(cp.topic, cp.partition): cp for cp in self._checkpoint_records(source_alias, timeout)}
+
+    @overload
+    def remote_consumer_offsets(self, group: str, source_alias: str,
+                                timeout: float = 60.0) -> dict[TopicPartition, int]: ...
+
+    @overload
+    def remote_consumer_offsets(self, group: re.Pattern[str], source_alias: str,
+                                timeout: float = 60.0) -> dict[str, dict[TopicPartition, int]]: ...
+
+    def remote_consumer_offsets(self, group: str | re.Pattern[str], source_alias: str, timeout: float = 60.0
+                                ) -> dict[TopicPartition, int] | dict[str, dict[TopicPartition, int]]:
+        """Java's MirrorClient.remoteConsumerOffsets: a group id gives that group's target offsets per
+        (remote topic, partition); a compiled pattern gives them for every matching group, keyed by group,
+        from one read of the checkpoints topic (KIP-1239)."""
+        if isinstance(group, str):
+            return {tp: cp.downstream_offset for tp, cp in self.checkpoints(source_alias, group, timeout).items()}
+        return {g: {tp: cp.downstream_offset for tp, cp in cps.items()}
+                for g, cps in self.checkpoints_by_group(source_alias, group, timeout).items()}
 
     def is_heartbeat_topic(self, topic: str) -> bool:
         return self.policy.is_heartbeats_topic(topic)

@@ -35,6 +35,20 @@ Cost invariant (the budget; offset syncs cross the WAN to the source cluster in 
      below zero, a quiet partition's held-back sync goes out at most QUIET_S + EARN_INTERVAL_S after its
      last record, and at once (QUIET_S) when the bucket holds a token, as it does for the first quiet
      stretch after a partition's start and after 20 s or 100 records since its previous sync.
+
+Quiet invariant (what exact fail-over right after a burst rests on; the cost bound C holds either way):
+  Q. For gap-free traffic with `offset.lag.max` >= 100, a partition whose last record was copied at t has
+     that record's mapping synced by t + QUIET_S + one poll when its bucket holds a token: always in its
+     first quiet stretch (no quiet sync sent before), and when 100 records or 20 s passed since its
+     previous sync. Two things make it hold:
+     - A run's records are credited to the bucket in order, each step sync paid by the records up to it,
+       exactly as `record` would one by one. Crediting a whole run before its steps overflowed
+       the capped bucket at the first step and left the later steps to drain it: a burst of 334 records
+       copied as one run synced 0, 101, 202 and 303 with an empty bucket, and 333 went out 20 s later,
+       so a group committed at the end re-read 30 records when it failed over.
+     - The task looks at the due quiet checks (`flush_quiet`, a heap: one comparison when none is due)
+       after every poll, after every slice of an idle poll (poll_wait.SLICE) and at every offset commit,
+       so a check is never later than one poll, whatever the other partitions do.
 """
 
 from __future__ import annotations
@@ -136,12 +150,14 @@ class OffsetSyncWriter:
             # Both sides advance together: only the first record and the offset.lag.max steps matter.
             self._record(topic, partition, first_up, first_down, now)
             state = self._states[(topic, partition)]
-            state.records += n - 1
+            before = state.records - 1  # copied before this run
             step = self._max_lag + 1
             due = state.last_sync_downstream + step
             while due <= last_down:
+                state.records = before + (due - first_down) + 1  # credited up to this step only (invariant Q)
                 self._emit(state, topic, partition, first_up + (due - first_down), due, now)
                 due += step
+            state.records = before + n
             state.prev_upstream, state.prev_downstream = last_up, last_down
             if state.last_sync_downstream == last_down:
                 state.pending = False

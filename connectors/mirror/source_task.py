@@ -147,7 +147,8 @@ class MirrorSourceTask(MessageRunTask):
         messages = self._wait_for_messages()
         if self.syncs is not None:
             # Partitions quiet for a second get their held-back sync (within their budget), so consumers
-            # where producers stopped translate exactly (offset_sync_writer, invariant C).
+            # where producers stopped translate exactly: looked at after every poll and every idle slice
+            # (offset_sync_writer, invariants C and Q).
             self.syncs.flush_quiet()
         if not messages:
             self._publish()

@@ -22,6 +22,8 @@ def command_help() -> dict[str, str]:
     helps = {"replikafka": parser.format_help()}
     for name, sub in _subparsers(parser).items():
         helps[f"replikafka {name}"] = sub.format_help()
+        for action, nested in _subparsers(sub).items():  # `offsets translate`: its options are only here
+            helps[f"replikafka {name} {action}"] = nested.format_help()
     return helps
 
 
