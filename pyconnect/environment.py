@@ -22,8 +22,12 @@ VARIABLES: dict[str, str] = {
     "LOG_FORMAT": "Log format of every command: `text` (the default) or `json`; `--log-format` overrides it.",
     "TEST_BOOTSTRAP": "For the project's tests: run the broker tests against your own clusters, given as "
                       "`;`-separated bootstrap servers (one entry per cluster), instead of starting local brokers.",
-    "TEST_BROKER": "For the project's tests: `kafka` runs the broker tests against Apache Kafka in Docker "
-                   "(testcontainers) where a Docker engine runs.",
+    "TEST_BROKER": "For the project's tests: `kafka` runs the broker tests against Apache Kafka: in Docker "
+                   "(testcontainers) where a Docker engine runs, else as a local Java process.",
+    "TEST_KAFKA_VERSION": "For the project's tests: which Apache Kafka the local Java brokers run, a lane of "
+                          "`scripts/kafka-versions` (`4`, the default, or `3.9`) or an exact version there.",
+    "KAFKA_CACHE": "For the project's tests: the directory holding Apache Kafka's jars "
+                   "(default `~/.cache/replikafka`); `scripts/fetch-kafka.sh` fills it.",
     "TEST_NO_BROKERS": "For the project's tests: set by `scripts/test.sh --fast`, whose tests start no broker; "
                        "any broker start then fails with a sentence naming the marker to add.",
 }

