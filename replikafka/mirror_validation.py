@@ -32,7 +32,7 @@ from pyconnect.config.providers import ProviderError, has_placeholder, providers
 from pyconnect.config.worker import WorkerConfig
 from pyconnect.plugins import registry
 from pyconnect.runtime.herder import config_validation
-from pyconnect.runtime.herder.errors import BadConfig
+from pyconnect.runtime.herder.request_errors import BadConfig
 from replikafka.mirror_maker import worker_source
 
 log = logging.getLogger(__name__)

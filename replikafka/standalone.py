@@ -21,8 +21,8 @@ from pyconnect.config.properties import ConfigFileError, load_properties
 from pyconnect.config.standalone import OFFSET_STORAGE_FILE_FILENAME, StandaloneConfig, load_standalone_config
 from pyconnect.kafka.admin import Admin
 from pyconnect.kafka.clients import KafkaClientError
-from pyconnect.runtime.herder.errors import HerderError
 from pyconnect.runtime.herder.herder import Herder
+from pyconnect.runtime.herder.request_errors import HerderError
 from pyconnect.runtime.standalone_storage import standalone_log_factory
 from pyconnect.runtime.worker import Worker
 from pyconnect.storage.file_log import FileLogError

@@ -25,8 +25,8 @@ from collections.abc import Mapping
 from typing import TypeVar
 
 from pyconnect.kafka.config import is_secret_key
-from pyconnect.runtime.herder.errors import BadConfig, HerderError, NotFound
 from pyconnect.runtime.herder.herder import Herder
+from pyconnect.runtime.herder.request_errors import BadConfig, HerderError, NotFound
 from pyconnect.runtime.results import ConnectorInfo, TaskInfo
 
 HIDDEN = "[hidden]"

@@ -13,8 +13,8 @@ from urllib.parse import quote
 from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import JSONResponse, Response
 
-from pyconnect.runtime.herder.errors import NotFound
 from pyconnect.runtime.herder.herder import Herder
+from pyconnect.runtime.herder.request_errors import NotFound
 from rest import bodies
 from rest.config_secrets import ConfigSecrets
 from rest.forwarding import PATH_SAFE, Routing, ServeOrForward

@@ -14,7 +14,7 @@ from typing import Any, Protocol
 from fastapi import APIRouter
 from fastapi.responses import HTMLResponse, JSONResponse
 
-from pyconnect.runtime.herder.errors import NotFound
+from pyconnect.runtime.herder.request_errors import NotFound
 from pyconnect.runtime.metrics.history import KINDS, MetricHistory
 from pyconnect.runtime.results import ConnectorStateInfo
 from rest import bodies

@@ -23,7 +23,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from pyconnect.runtime.herder.errors import BadConfig, Conflict, Forbidden, HerderError, NotFound
+from pyconnect.runtime.herder.request_errors import BadConfig, Conflict, Forbidden, HerderError, NotFound
 
 log = logging.getLogger(__name__)
 STATUS: dict[type[HerderError], int] = {NotFound: 404, Conflict: 409, BadConfig: 400, Forbidden: 403}

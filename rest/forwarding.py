@@ -28,8 +28,8 @@ import orjson
 from fastapi import Request
 from fastapi.responses import Response
 
-from pyconnect.runtime.herder.errors import NotLeader, RequestTarget
 from pyconnect.runtime.herder.herder import Herder
+from pyconnect.runtime.herder.request_errors import NotLeader, RequestTarget
 from rest.errors import RestError
 
 NO_LEADER = ("Cannot complete request momentarily due to no known leader URL, likely because a rebalance was "

@@ -2,9 +2,10 @@
 # Install everything the tests need (setup.sh test: the test extras and Debian packages), then run the checks
 # (ruff, mypy, import layers) and the tests. docs/contributing.md says when to use which run.
 #   bash scripts/test.sh            the full run CI uses: also the docs site's strict build, then every test
-#                                   not marked slow against real local brokers, in two phases: the tests not
+#                                   not marked slow against real local brokers, in three phases: the tests not
 #                                   marked serial in parallel (pytest-xdist, TEST_WORKERS processes, default 3),
-#                                   then the serial ones (rates, latencies, time budgets) alone.
+#                                   then the serial ones (rates, latencies, time budgets) alone, then the Apache
+#                                   Kafka lanes (the REST, MirrorMaker 2 and exactly-once tests on Kafka 4.x and 3.9).
 #   bash scripts/test.sh --fast     the edit-test loop: the checks and every test that starts no broker, with
 #                                   the small Hypothesis profile (minutes, not half an hour).
 # Extra arguments go to pytest (e.g. `-m slow` for the soak and benchmark runs, or test paths); with extra
@@ -36,6 +37,8 @@ trap - EXIT
 if [ "$#" -gt 0 ]; then
   exec .venv/bin/python -m pytest "$@"
 fi
+# The modules the Apache Kafka lanes run (phase 3).
+KAFKA_LANE_TESTS="tests/test_rest_api.py tests/test_mirror_maker.py tests/test_exactly_once.py tests/test_mirror_failover.py"
 # Phase 1: most of the suite waits on brokers and workers rather than computing, so a few processes overlap
 # the waits. Each xdist worker starts its own session brokers on free ports and has its own temporary
 # directory, and a test file stays in one worker (--dist loadfile), so its module fixtures start once.
@@ -47,4 +50,16 @@ serial=0
 if [ "$serial" != 0 ] && [ "$serial" != 5 ]; then
   status=$serial
 fi
+# Phase 3: the Apache Kafka lanes. The Connect REST, MirrorMaker 2 and exactly-once end-to-end tests again, on
+# Apache Kafka 4.x and 3.9 (single-node KRaft JVMs, pyconnect/testing/kafka_jvm.py; scripts/fetch-kafka.sh
+# cached the jars). The tests of what only Kafka can show (tests/test_kafka_*.py) start their own Kafka in phase 1.
+for version in 4 3.9; do
+  lane=0
+  REPLIKAFKA_TEST_BROKER=kafka REPLIKAFKA_TEST_KAFKA_VERSION="$version" .venv/bin/python -m pytest \
+    -n "${TEST_WORKERS:-3}" --dist loadfile -m "not slow" ${KAFKA_LANE_TESTS} || lane=$?
+  if [ "$lane" != 0 ]; then
+    echo "the Apache Kafka $version lane failed" >&2
+    status=$lane
+  fi
+done
 exit "$status"

@@ -34,7 +34,8 @@ BROKER_STARTERS = frozenset({
     "start_broker", "start_tansu", "start_txn_broker", "start_tls_tansu", "start_kafka_container", "tansu_binary",
     "start_far_tansu", "start_brokers", "own_brokers", "durable_broker", "DurableBroker", "Cluster",
     "WorkerProcess", "StandaloneProcess", "start_mirror_maker", "start_for_concurrent_writers", "start_kafka_jvm",
-    EXTERNAL_CLUSTER,
+    "start_own_broker", "kafka_pair",
+    "start_java_connect", "start_java_mirror_maker", EXTERNAL_CLUSTER,
 })
 
 # Modules whose tests run `replikafka` commands that start their own brokers (rule 3).

@@ -18,9 +18,10 @@ import httpx
 import pytest
 from confluent_kafka import Consumer, TopicPartition
 
-from pyconnect.testing.brokers import Broker, free_port, start_tansu
+from pyconnect.testing.brokers import Broker, free_port
 from tests.harness.kafka_io import create_topic, produce_many
 from tests.harness.mirror import cluster_lines, mm2_settings
+from tests.harness.own_broker import start_own_broker
 from tests.harness.workers import wait_for
 from tests.test_metrics import sample
 from tests.test_mirror_topologies import MirrorMakerProcess
@@ -30,7 +31,7 @@ HOPS = "kafka_connect_mirror_mirrorsourceconnector_upstream_replication_hops"
 
 @pytest.fixture
 def ring() -> Iterator[dict[str, Broker]]:
-    brokers = {alias: start_tansu(alias) for alias in ("A", "B", "C")}
+    brokers = {alias: start_own_broker(alias) for alias in ("A", "B", "C")}
     yield brokers
     for b in brokers.values():
         b.stop()

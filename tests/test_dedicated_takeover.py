@@ -53,7 +53,7 @@ def test_a_restart_on_another_listener_leads_at_once(tmp_path: Path, broker: Bro
         first_line = second_log.read_text(errors="replace").splitlines()[0]
         waited = max((_at(c) - _at(first_line)).total_seconds() for c in claims)
         print(f"the restarted process led both flows {waited:.2f}s after its first log line")
-        assert waited < 2.0, f"waited {waited:.2f}s for a predecessor that had left (session timeout 10 s)"
+        assert waited < 4.0, f"waited {waited:.2f}s for a predecessor that had left (session timeout 10 s)"
     finally:
         second.terminate()
         second.wait(30)

@@ -22,9 +22,10 @@ import httpx
 import pytest
 import yaml
 
-from tests.harness.brokers import Broker, free_port, start_tansu
+from tests.harness.brokers import Broker, free_port
 from tests.harness.helm_chart import CHART, by_kind, render_values
 from tests.harness.mirror import mm2_settings
+from tests.harness.own_broker import start_own_broker
 from tests.harness.workers import REPO, wait_for
 
 pytest.importorskip("helm_python", reason="helm-python-sdk is not installed (pip install -e '.[test]')")
@@ -37,10 +38,17 @@ BIN = Path(sys.executable).parent
 @pytest.fixture(scope="module")
 def brokers() -> Iterator[dict[str, Broker]]:
     """Three brokers of this module's own: they are paused (SIGSTOP) here, which no shared broker may be."""
-    started = {alias: start_tansu(f"health-{alias}") for alias in ("A", "B", "C")}
+    started = {alias: start_own_broker(f"health-{alias}") for alias in ("A", "B", "C")}
     yield started
     for broker in started.values():
         broker.stop()
+
+
+def cluster_id(broker: Broker) -> str:
+    """The id the cluster reports (Tansu: its name; Apache Kafka: the id its log directory was formatted with)."""
+    from confluent_kafka.admin import AdminClient
+
+    return str(AdminClient({"bootstrap.servers": broker.bootstrap}).list_topics(timeout=10).cluster_id)
 
 
 class Process:
@@ -118,7 +126,7 @@ def test_root_health_answers_for_every_flow(topology: str, brokers: dict[str, Br
         assert httpx.get(f"http://127.0.0.1:{port}/", timeout=10).status_code == 401
         info = httpx.get(f"http://127.0.0.1:{port}/", auth=("ops", "s3cret"), timeout=10).json()  # + every flow
         assert {"version", "commit", "kafka_cluster_id"} <= set(info) and set(info["flows"]) == set(flows), info
-        assert info["flows"][bad[0]]["kafka_cluster_id"] == f"health-{paused}"
+        assert info["flows"][bad[0]]["kafka_cluster_id"] == cluster_id(brokers[paused])
         missing = httpx.get(f"http://127.0.0.1:{port}/connectors", timeout=10)  # per flow only: Connect's 404 body
         assert missing.status_code == 404 and missing.json()["error_code"] == 404
         brokers[paused].pause()

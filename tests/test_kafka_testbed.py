@@ -7,18 +7,18 @@ Every client here is confluent-kafka (librdkafka), as the product's own clients 
 
 from __future__ import annotations
 
-import threading
 import time
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from confluent_kafka import Consumer, KafkaError, Message, Producer, TopicPartition
+from confluent_kafka import Consumer, KafkaError, Producer, TopicPartition
 from confluent_kafka.admin import AdminClient, NewTopic  # type: ignore[attr-defined]
 
 from pyconnect.testing.kafka_jvm import KafkaBroker, start_kafka_jvm
 from pyconnect.testing.tls import CertificateAuthority
+from tests.harness.acked_writer import AckedWriter
 
 QUIET = {"log_level": "0"}  # the failing logins below are expected: keep librdkafka's retries off stderr
 
@@ -101,32 +101,21 @@ def test_a_wrong_scram_password_is_refused(kafka: KafkaBroker) -> None:
     assert error.code() == KafkaError._AUTHENTICATION, error
 
 
-class PacedWriter(threading.Thread):
+class PacedWriter(AckedWriter):
     """An idempotent producer (acks=all) writing `total` records with at most WINDOW of them unanswered, so
     that the stream lasts long enough for a kill to land inside it; it counts what the broker acknowledged."""
 
     WINDOW = 1000
 
     def __init__(self, settings: dict[str, str], topic: str, total: int) -> None:
-        super().__init__(daemon=True)
-        self.producer = Producer({**settings, "acks": "all", "enable.idempotence": True, "linger.ms": 2,
-                                  "message.timeout.ms": 120_000, **QUIET})
-        self.topic, self.total, self.produced = topic, total, 0
-        self.acked: list[bytes] = []
-        self.failed: list[str] = []
-        self.unflushed = -1
-
-    def _report(self, err: KafkaError | None, message: Message) -> None:
-        if err is None:
-            self.acked.append(message.value() or b"")
-        else:
-            self.failed.append(str(err))
+        super().__init__(settings, topic)
+        self.total = total
 
     def run(self) -> None:
         for i in range(self.total):
             while self.produced - len(self.acked) - len(self.failed) >= self.WINDOW:
                 self.producer.poll(0.05)  # unanswered records fail after message.timeout.ms: this ends
-            self.producer.produce(self.topic, f"{i}".encode(), key=f"k{i % 50}".encode(), on_delivery=self._report)
+            self.producer.produce(self.topic, f"{i}".encode(), key=f"k{i % 50}".encode(), on_delivery=self.report)
             self.produced += 1
             self.producer.poll(0)
         self.unflushed = self.producer.flush(120)

@@ -18,6 +18,7 @@ from pyconnect.testing.brokers import Broker, start_tansu
 from tests.harness.checkpoints import checkpoint_config, commit, latest_checkpoints
 from tests.harness.kafka_io import create_topic, produce_many, read_partitions, read_to_end, replica_counts
 from tests.harness.mirror import cluster_settings, mirror_source
+from tests.harness.own_broker import start_own_broker
 from tests.harness.workers import Cluster, WorkerProcess, wait_for
 
 HEARTBEAT = "org.apache.kafka.connect.mirror.MirrorHeartbeatConnector"
@@ -39,8 +40,10 @@ def test_exact_across_a_worker_crash(cluster_factory: Any, broker: Broker, broke
     t = f"cr{unique}"
     create_topic(broker.bootstrap, t, 1)
     produce_many(broker.bootstrap, t, 30_000, 1)
-    # Commits every 10 s: everything copied before the crash is sent again afterwards.
-    cluster: Cluster = cluster_factory(on=broker_b, extra={"offset.flush.interval.ms": "10000"})
+    # No offset commit before the kill (the first would come after 10 minutes): everything copied before the
+    # crash is sent again afterwards, on any broker. With a 10 s interval a fast broker (Apache Kafka) could
+    # copy all and commit before the kill, leaving no duplicate to translate around.
+    cluster: Cluster = cluster_factory(on=broker_b, extra={"offset.flush.interval.ms": "600000"})
     w = cluster.add_worker().wait_ready()
     assert w.request("POST", "/connectors", {"name": "src", "config": mirror_source(
         broker, broker_b, {"topics": t})}).status_code == 201
@@ -163,7 +166,7 @@ def test_without_group_refresh_only_the_groups_found_at_start_are_checkpointed(
 
 @pytest.fixture
 def broker_c() -> Iterator[Broker]:
-    c = start_tansu("C")
+    c = start_own_broker("C")
     yield c
     c.stop()
 
@@ -210,7 +213,8 @@ def test_heartbeats_layout_and_hops_over_a_chain(cluster_factory: Any, broker: B
 @pytest.fixture
 def fresh_pair() -> Iterator[tuple[Broker, Broker]]:
     """Two Tansu clusters of this test's own: the session's already hold the offset-syncs, checkpoints and
-    heartbeats topics (created by earlier tests), and Tansu reports the replicas a CreateTopics asked for."""
+    heartbeats topics (created by earlier tests), and Tansu reports the replicas a CreateTopics asked for.
+    Tansu on every run: a single-node Apache Kafka refuses a replication factor above 1."""
     a, b = start_tansu("A-rf"), start_tansu("B-rf")
     yield a, b
     a.stop()

@@ -13,9 +13,10 @@ import pytest
 from confluent_kafka import Consumer, TopicPartition
 
 from connectors.mirror.formats import Checkpoint, OffsetSync
-from pyconnect.testing.brokers import Broker, start_tansu
+from pyconnect.testing.brokers import Broker
 from tests.harness.kafka_io import create_topic, produce, produce_many, read_all, read_to_end
 from tests.harness.mirror import cluster_settings, mirror_source
+from tests.harness.own_broker import start_own_broker
 from tests.harness.workers import REPO, Cluster, wait_for
 
 CHECKPOINT = "org.apache.kafka.connect.mirror.MirrorCheckpointConnector"
@@ -25,7 +26,7 @@ N, PARTITIONS = 3000, 2
 @pytest.fixture
 def broker_a() -> Iterator[Broker]:
     """A source cluster of this test's own: the test kills it."""
-    a = start_tansu("A-failover")
+    a = start_own_broker("A-failover")
     yield a
     a.stop()
 

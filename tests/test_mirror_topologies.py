@@ -13,16 +13,17 @@ from pathlib import Path
 
 import pytest
 
-from pyconnect.testing.brokers import Broker, start_tansu
+from pyconnect.testing.brokers import Broker
 from tests.harness.brokers import free_port
 from tests.harness.kafka_io import create_topic, produce_many, read_to_end, topic_names
 from tests.harness.mirror import mm2_settings
+from tests.harness.own_broker import start_own_broker
 from tests.harness.workers import REPO, wait_for
 
 
 @pytest.fixture
 def broker_c() -> Iterator[Broker]:
-    c = start_tansu("C")
+    c = start_own_broker("C")
     yield c
     c.stop()
 
@@ -116,7 +117,7 @@ def test_two_processes_share_a_flow_and_survive_a_kill(tmp_path: Path, broker: B
 
 @pytest.fixture
 def broker_d() -> Iterator[Broker]:
-    d = start_tansu("D")
+    d = start_own_broker("D")
     yield d
     d.stop()
 

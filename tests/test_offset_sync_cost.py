@@ -18,9 +18,10 @@ import pytest
 from confluent_kafka import Consumer, TopicPartition
 
 from connectors.mirror.formats import Checkpoint, Heartbeat
-from tests.harness.brokers import Broker, free_port, start_tansu
+from tests.harness.brokers import Broker, free_port
 from tests.harness.kafka_io import create_topic, read_all
 from tests.harness.mirror import cluster_lines, offset_syncs
+from tests.harness.own_broker import start_own_broker
 from tests.harness.traffic import Traffic
 from tests.harness.workers import REPO, wait_for
 
@@ -32,7 +33,7 @@ def clusters() -> Iterator[tuple[Broker, Broker]]:
     """Two clusters of this test's own: the session's brokers hold other tests' A->B herder state, whose
     connector configs this process would first run, then rewrite (a task restart: a second first-record sync
     per partition)."""
-    a, b = start_tansu("A-syncs"), start_tansu("B-syncs")
+    a, b = start_own_broker("A-syncs"), start_own_broker("B-syncs")
     yield a, b
     a.stop()
     b.stop()

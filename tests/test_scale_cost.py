@@ -15,7 +15,8 @@ from confluent_kafka import Consumer, Producer, TopicPartition
 from confluent_kafka.admin import AdminClient, NewTopic
 
 from pyconnect.kafka.config import to_librdkafka
-from pyconnect.testing.brokers import Broker, start_tansu
+from pyconnect.testing.brokers import Broker
+from tests.harness.own_broker import start_own_broker
 from tests.harness.workers import wait_for
 from tests.test_mirror_topologies import MirrorMakerProcess
 
@@ -25,7 +26,7 @@ IDLE_CORES_MAX = 0.1
 @pytest.fixture
 def pair() -> Iterator[tuple[Broker, Broker]]:
     """Two fresh brokers: the measurement sees only this mirror's topics and internal state."""
-    a, b = start_tansu("A"), start_tansu("B")
+    a, b = start_own_broker("A"), start_own_broker("B")
     try:
         yield a, b
     finally:

@@ -77,6 +77,7 @@ def test_stopped_tasks_leave_no_clients_and_no_growth(cluster_factory: Any, brok
     (w,) = cluster.start(1)
     assert w.process is not None
     worker = psutil.Process(w.process.pid)
+    alone = rdk_threads(worker.pid)  # the worker's own clients: what a stopped connector leaves behind
     config = mirror_source(broker, broker_b, {"topics": topic, "tasks.max": "1"})
     assert w.request("POST", "/connectors", {"name": "mm", "config": config}).status_code == 201
     threads: list[int] = []
@@ -88,7 +89,10 @@ def test_stopped_tasks_leave_no_clients_and_no_growth(cluster_factory: Any, brok
         wait_for(lambda n=n: copied(broker_b.bootstrap, f"A.{topic}") == n * RECORDS, 60, f"copy {n}")
         assert w.request("PUT", "/connectors/mm/stop").status_code == 204
         wait_for(lambda: stopped(w, "mm"), 30, "the task stopped")
-        threads.append(rdk_threads(worker.pid))
+        # A stopped task's runner ends on its own thread after the status says STOPPED (the worker's loop does
+        # not wait for it: pyconnect/runtime/retiring.py); its clients must then be gone.
+        threads.append(wait_for(lambda: (lambda t: t if t <= alone else 0)(rdk_threads(worker.pid)), 30,
+                                f"the stopped task's clients closed (the worker alone had {alone} threads)"))
         rss.append(worker.memory_info().rss / 1e6)
     print(f"librdkafka threads with the connector stopped: {threads}; RSS (MB): {[round(r) for r in rss]}")
     assert max(threads) == min(threads), f"a stopped task's clients are still alive: threads {threads}"

@@ -1,7 +1,7 @@
 """One MirrorSource task with DEFAULT settings pulling from a source 50 ms away (100 ms RTT).
 
 `fetch.sessions=auto` (the default) measures the round trip to the source (pyconnect/kafka/round_trip.py)
-and opens one fetch session per 12.5 ms of it (connectors/mirror/fetch_pool.py): 8-9 here, one on the LAN;
+and opens one fetch session per 12.5 ms of it (connectors/mirror/session_sizing.py): 8-9 here, one on the LAN;
 it connects them before it reports RUNNING.
 The goal is issue-defined (Kafka has no such test); the placement follows MM2's recommendation (Apache
 Kafka docs, connect/mirror: run MirrorMaker next to the target, consume across the link).
@@ -29,7 +29,7 @@ from typing import Any
 import pytest
 from confluent_kafka import Producer
 
-from connectors.mirror.fetch_pool import LAN_RTT
+from connectors.mirror.session_sizing import LAN_RTT
 from connectors.mirror.source_task import MirrorSourceTask
 from pyconnect.kafka.round_trip import round_trip
 from pyconnect.storage.log import MemoryLog, MemoryTopic

@@ -7,7 +7,6 @@ from collections.abc import Mapping
 from typing import Any
 
 from connectors.mirror.client_config import client_settings
-from connectors.mirror.fetch_pool import AUTO, validate_sessions
 from connectors.mirror.filters import (
     DEFAULT_CONFIG_PROPERTIES_EXCLUDE,
     DEFAULT_GROUPS,
@@ -25,6 +24,7 @@ from connectors.mirror.filters import (
     topic_filter_class,
 )
 from connectors.mirror.policy import ReplicationPolicy, load_policy, policy_class
+from connectors.mirror.session_sizing import AUTO, validate_sessions
 from pyconnect.api.config import ConfigDef, ConfigKey, ConfigType, Importance, at_least, one_of, regex_list
 from pyconnect.kafka.admin import Admin
 from pyconnect.kafka.config import to_librdkafka

@@ -23,14 +23,7 @@ Invariants:
   partition in 3 runs of 3 (tests/test_mirror_provenance.py::test_three_cluster_identity_mesh; 2 of 2
   passed with distinct groups); Kafka keys fetch sessions by connection, and the task commits no offsets
   to the group, so distinct groups cost nothing there;
-- the number of sessions is `fetch.sessions` if it is a number, never more than the task's partitions
-  (a fixed count never reads ahead);
-- `fetch.sessions=auto` (the default) sizes them from the measured round trip to the source cluster
-  (pyconnect/kafka/round_trip.py), `auto_sessions`: ONE session below LAN_RTT (10 ms) or when the link could not be
-  measured, so a LAN copy reads exactly as a single consumer does (several sessions cost a LAN copy
-  speed); above it, one session per SESSION_RTT (12.5 ms) of round trip, at least 2, at most MAX_SESSIONS (16),
-  whatever the task's partitions: one session moves one fetch answer per round trip, so the bytes a task
-  moves per second stay about the same as the round trip grows;
+- how many sessions a task opens is session_sizing.py's rule (`fetch.sessions`, or sized from the round trip);
 - memory is bounded whatever the count: each of several sessions pre-fetches at most, and asks for at
   most, FETCH_BUDGET_KB / (2 x sessions) KB (16 MB at most each), so the task's fetch buffers stay
   within FETCH_BUDGET_KB (256 MB); one session keeps librdkafka's 64 MB pre-fetch and a 16 MB fetch;
@@ -54,7 +47,6 @@ acknowledged (the runner's run-based delivery), and the offset syncs map each de
 
 from __future__ import annotations
 
-import math
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -69,10 +61,6 @@ from connectors.mirror.read_ahead_sessions import (
 )
 from pyconnect.kafka.clients import assign, assign_with_leader, consume_available, watermarks
 
-AUTO = "auto"  # fetch.sessions' default: sized from the measured round trip (auto_sessions)
-LAN_RTT = 0.010  # seconds: below it a source is on the task's LAN and one session reads it at full speed
-SESSION_RTT = 0.0125  # seconds of round trip one more session is opened for
-MAX_SESSIONS = 16
 FETCH_BUDGET_KB = 262144  # a task's fetch buffers (pre-fetch queues and responses) with several sessions
 WAIT_SLICE = 0.005  # how long one idle consumer is waited on before the others are looked at again
 # Applied unless the user set them (source.consumer.* / consumer.*). A partition may bring 8 MB a fetch
@@ -80,29 +68,6 @@ WAIT_SLICE = 0.005  # how long one idle consumer is waited on before the others 
 # most 16 MB; several sessions share FETCH_BUDGET_KB (session_fetch_kb). A session moves one fetch per
 # round trip, so 8-16 MB queued is several round trips' worth even on Kafka.
 FETCH_DEFAULTS = {"max.partition.fetch.bytes": "8388608", "fetch.max.bytes": "16777216"}
-
-
-def parse_sessions(value: object) -> int | None:
-    """`fetch.sessions` as a count, or None for "auto" (sized from the round trip)."""
-    if value is None or str(value).strip().lower() == AUTO:
-        return None
-    return int(str(value).strip())
-
-
-def validate_sessions(_name: str, value: object) -> str | None:
-    """The config validator: "auto" or a whole number of at least 1."""
-    try:
-        count = parse_sessions(value)
-    except ValueError:
-        return f'Value must be "auto" or a whole number of at least 1, not "{value}"'
-    return None if count is None or count >= 1 else "Value must be \"auto\" or at least 1"
-
-
-def auto_sessions(rtt: float | None, partitions: int) -> int:
-    """Sessions for a task of `partitions` partitions whose source answers in `rtt` seconds (None: unknown)."""
-    if rtt is None or rtt < LAN_RTT or partitions < 1:
-        return 1
-    return min(max(2, math.ceil(rtt / SESSION_RTT - 1e-9)), MAX_SESSIONS)
 
 
 def session_fetch_kb(sessions: int) -> int:
@@ -127,15 +92,6 @@ def fetch_defaults(user: Mapping[str, str], sessions: int = 2) -> dict[str, str]
     if per_partition is not None:
         out["fetch.max.bytes"] = str(max(int(per_partition), int(out["fetch.max.bytes"])))
     return out
-
-
-def session_count(configured: int | None, partitions: int, rtt: float | None = None) -> int:
-    """How many consumers read `partitions` partitions (at least one): `configured` if set (at most one
-    per partition), else sized from the round trip `rtt` (auto_sessions: more than the partitions means
-    read-ahead, several sessions on one partition)."""
-    if configured is None:
-        return auto_sessions(rtt, partitions)
-    return max(1, min(configured, partitions))
 
 
 def split(positions: Sequence[tuple[str, int, int]], sessions: int) -> list[list[tuple[str, int, int]]]:

@@ -73,7 +73,6 @@ BYTE_ARRAY = "org.apache.kafka.connect.converters.ByteArrayConverter"
 _CLIENT_PREFIXES = ("consumer", "producer", "admin")  # Java's regex `^consumer.*|^producer.*|^admin.*`
 STATES = {"running": TargetState.STARTED, "paused": TargetState.PAUSED, "stopped": TargetState.STOPPED}
 _FLOW_FLAGS = ("enabled", "emit.heartbeats.enabled")  # read with Boolean.parseBoolean by clusterPairs
-_SECRET = ("password", "secret", "jaas", "token")
 
 
 @dataclass(frozen=True)
@@ -330,11 +329,6 @@ def internal_rest_error(value: str) -> str:
                "be either true or false"
     return ("not implemented: every flow's REST API (with the endpoints that forward to its leader) is served on "
             "listeners whatever this is; remove the setting or set true")
-
-
-def redacted(config: dict[str, str]) -> dict[str, str]:
-    """A copy safe to log: values of secret-looking keys hidden."""
-    return {k: "[hidden]" if any(s in k.lower() for s in _SECRET) else v for k, v in config.items()}
 
 
 def load(path: str | Path, clusters: list[str] | None = None) -> MirrorMakerConfig:

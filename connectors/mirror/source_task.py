@@ -14,12 +14,13 @@ from collections.abc import Mapping
 from typing import Any
 
 from connectors.mirror.config import SOURCE, MirrorConfig
-from connectors.mirror.fetch_pool import FetchPool, fetch_defaults, parse_sessions, session_count
+from connectors.mirror.fetch_pool import FetchPool, fetch_defaults
 from connectors.mirror.formats import OffsetSync
 from connectors.mirror.metrics import SourceMetrics
 from connectors.mirror.offset_sync_writer import OffsetSyncWriter
 from connectors.mirror.poll_wait import slices
 from connectors.mirror.provenance import ProvenanceFilter, applies
+from connectors.mirror.session_sizing import parse_sessions, session_count
 from pyconnect.api import MessageRun, MessageRunTask
 from pyconnect.kafka.client_stats import ClientStats
 from pyconnect.kafka.clients import OFFSET_BEGINNING, OFFSET_END, new_consumer, new_producer, produce
@@ -120,7 +121,7 @@ class MirrorSourceTask(MessageRunTask):
             self._consumer_stats.append(stats)
             return new_consumer(conf, stats)
         pool = FetchPool(new_session, positions, sessions)
-        if sessions > 1:  # a far source (fetch_pool.auto_sessions): connect before RUNNING, not at the first fetch
+        if sessions > 1:  # a far source (session_sizing.auto_sessions): connect before RUNNING, not at the first fetch
             began = time.monotonic()
             try:
                 pool.connect()
@@ -133,7 +134,7 @@ class MirrorSourceTask(MessageRunTask):
 
     def _session_count(self, conf: Mapping[str, str]) -> int:
         """`fetch.sessions`, or for "auto" the count the measured round trip to the source calls for
-        (fetch_pool.auto_sessions; more sessions than partitions read a partition ahead)."""
+        (session_sizing.auto_sessions; more sessions than partitions read a partition ahead)."""
         configured = parse_sessions(self.cfg["fetch.sessions"])
         if configured is not None or not self.assigned:
             return session_count(configured, len(self.assigned))

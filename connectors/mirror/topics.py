@@ -1,5 +1,11 @@
 """Which source topics a flow replicates, and keeping remote topics in shape on the target:
-creation, partition growth and config sync (compat-spec §C.6-C.7; ACL sync: connectors.mirror.acls)."""
+creation, partition growth and config sync (compat-spec §C.6-C.7; ACL sync: connectors.mirror.acls).
+
+Invariant (Kafka's MirrorSourceConnector.syncTopicConfigs): after a config sync every synced property of a remote
+topic is the source's value where the source overrides it (or where `use.defaults.from=source`), and the target
+cluster's own default where the source is at its default: an override on the remote topic is deleted then, even
+one an operator set there.
+"""
 
 from __future__ import annotations
 
@@ -8,7 +14,7 @@ from collections.abc import Iterable
 
 from connectors.mirror.filters import ConfigPropertyFilter, TopicFilter
 from connectors.mirror.policy import ReplicationPolicy
-from pyconnect.kafka.admin import Admin, TopicSpec
+from pyconnect.kafka.admin import Admin, ConfigInfo, TopicSpec
 from pyconnect.kafka.clients import KafkaClientError
 
 log = logging.getLogger(__name__)
@@ -39,14 +45,29 @@ class TopicSelector:
         return wanted and not self.policy.is_internal_topic(topic) and not self.is_cycle(topic)
 
 
+def _synced(configs: list[ConfigInfo], prop_filter: ConfigPropertyFilter) -> list[ConfigInfo]:
+    """The source topic configs MM2 syncs at all: not read-only, not sensitive, not static broker config, and
+    accepted by the property filter (MirrorSourceConnector.targetConfig)."""
+    return [c for c in configs if c.value is not None and not (c.is_read_only or c.is_sensitive or c.is_static_broker)
+            and prop_filter.should_replicate_config_property(c.name)]
+
+
+def _copied(configs: list[ConfigInfo], prop_filter: ConfigPropertyFilter) -> dict[str, str]:
+    return {c.name: c.value for c in _synced(configs, prop_filter)
+            if c.value is not None and (not c.is_default or prop_filter.should_replicate_source_default(c.name))}
+
+
 def replicable_configs(admin: Admin, topic: str, prop_filter: ConfigPropertyFilter) -> dict[str, str]:
-    """Source topic configs MM2 copies: not read-only, not sensitive, not static broker config, accepted
-    by the property filter, and non-default unless the filter syncs that property's source default
-    (MirrorSourceConnector.targetConfig)."""
-    return {c.name: c.value for c in admin.describe_topic_config(topic)
-            if c.value is not None and not (c.is_read_only or c.is_sensitive or c.is_static_broker)
-            and prop_filter.should_replicate_config_property(c.name)
-            and (not c.is_default or prop_filter.should_replicate_source_default(c.name))}
+    """Source topic configs MM2 copies: those `_synced`, non-default unless the filter syncs that property's
+    source default (MirrorSourceConnector.targetConfig)."""
+    return _copied(admin.describe_topic_config(topic), prop_filter)
+
+
+def target_defaults(configs: list[ConfigInfo], prop_filter: ConfigPropertyFilter) -> set[str]:
+    """Properties at their default on the source whose remote value must be the target's own default: Kafka's
+    incremental sync DELETEs them on the remote topic (MirrorSourceConnector.incrementalAlterConfigs)."""
+    return {c.name for c in _synced(configs, prop_filter)
+            if c.is_default and not prop_filter.should_replicate_source_default(c.name)}
 
 
 class RemoteTopics:
@@ -93,14 +114,22 @@ class RemoteTopics:
             self._warn_once(f"grow:{remote}", "%s (partition-count sync skipped for this topic)", exc)
 
     def sync_configs(self, topics: Iterable[str]) -> None:
+        """Kafka's syncTopicConfigs: SET what the source overrides (and its defaults, per the filter), DELETE on the
+        remote topic what is at its default on the source, so the target's own default applies. Only differences
+        are sent: a remote topic already in shape costs one DescribeConfigs per cluster."""
         for topic in topics:
             try:
-                wanted = replicable_configs(self.source, topic, self.prop_filter)
+                source = self.source.describe_topic_config(topic)
+                wanted = _copied(source, self.prop_filter)
                 remote = self.remote(topic)
-                current = self.target.topic_configs(remote)
-                changed = {k: v for k, v in wanted.items() if current.get(k) != v}
-                if changed:
-                    self.target.set_topic_configs(remote, changed)
-                    log.info("synced configs of %s: %s", remote, changed)
+                current = {c.name: c for c in self.target.describe_topic_config(remote)}
+                changed = {k: v for k, v in wanted.items() if k not in current or current[k].value != v}
+                # DELETE only what the remote topic overrides itself: elsewhere it is a no-op Kafka would repeat.
+                reset = sorted(k for k in target_defaults(source, self.prop_filter)
+                               if k in current and current[k].is_topic_override)
+                if changed or reset:
+                    self.target.set_topic_configs(remote, changed, reset=reset)
+                    log.info("synced configs of %s: %s%s", remote, changed,
+                             f", reset to the target's defaults: {', '.join(reset)}" if reset else "")
             except Exception as exc:
                 self._warn_once(f"cfg:{topic}", "topic config sync of %s failed: %s", topic, exc)

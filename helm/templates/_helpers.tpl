@@ -32,22 +32,3 @@ helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version }}
 {{- default "default" .Values.serviceAccount.name -}}
 {{- end -}}
 {{- end -}}
-
-{{/* Client security lines of one cluster: secrets are referenced, never inlined. */}}
-{{- define "replikafka.clusterSecurity" -}}
-{{- $alias := .alias -}}
-{{- $tls := and .tls .tls.trustedCertificates -}}
-{{- $auth := .authentication | default dict -}}
-{{- if $auth.type }}
-{{ $alias }}.security.protocol = {{ ternary "SASL_SSL" "SASL_PLAINTEXT" (not (empty $tls)) }}
-{{ $alias }}.sasl.mechanism = {{ $auth.type | upper }}
-{{- $module := ternary "org.apache.kafka.common.security.plain.PlainLoginModule" "org.apache.kafka.common.security.scram.ScramLoginModule" (eq ($auth.type | lower) "plain") }}
-{{ $alias }}.sasl.jaas.config = {{ $module }} required username="{{ $auth.username }}" password="${directory:/etc/replikafka/secrets/{{ $alias }}:{{ $auth.passwordSecret.password }}}";
-{{- else if $tls }}
-{{ $alias }}.security.protocol = SSL
-{{- end }}
-{{- if $tls }}
-{{ $alias }}.ssl.truststore.type = PEM
-{{ $alias }}.ssl.truststore.location = /etc/replikafka/certs/{{ $alias }}/{{ (first .tls.trustedCertificates).certificate }}
-{{- end }}
-{{- end -}}

@@ -1,11 +1,19 @@
-"""Admin operations the runtime needs: reachability, topic creation and checks."""
+"""Admin operations the runtime needs: reachability, topic creation and checks.
+
+Invariant: a topic CreateTopics reported (created by us, or TOPIC_ALREADY_EXISTS because another worker
+created it) is checked only once the broker we ask knows it. On Apache Kafka (KRaft) CreateTopics answers
+when the controller has the topic; a broker's metadata may lag it, and Metadata/DescribeConfigs then answer
+UNKNOWN_TOPIC_OR_PART for a moment. `ensure_compacted_topic` waits that out under a bounded, backed-off
+deadline (`VISIBLE_S`), as Connect's KafkaBasedLog waits for a new topic's partitions, instead of failing a
+worker's start on a race Tansu never shows.
+"""
 
 from __future__ import annotations
 
 import concurrent.futures
 import logging
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -34,6 +42,8 @@ from pyconnect.kafka.errors import error_text
 log = logging.getLogger(__name__)
 _PENDING = object()
 _SLICE_S = 0.25  # how often a blocking call looks for a TLS/authentication failure
+VISIBLE_S = 30.0  # how long a just-created topic may take to reach the metadata of the broker asked
+_BACKOFF_S = (0.05, 1.0)  # first and longest pause between two looks for it
 
 
 @dataclass(frozen=True)
@@ -46,6 +56,7 @@ class ConfigInfo:
     is_read_only: bool
     is_sensitive: bool
     is_static_broker: bool
+    is_topic_override: bool = False  # set on the topic itself (DYNAMIC_TOPIC_CONFIG), not inherited
 
 
 @dataclass(frozen=True)
@@ -182,17 +193,51 @@ class Admin:
     def ensure_compacted_topic(self, spec: TopicSpec, exact_partitions: bool = False) -> None:
         """Create the internal topic if missing; check an existing one is compacted (and sized)."""
         created = self.create_topic(spec)
+        partitions = self.await_topic(spec.name)
         if created:
             log.info("created internal topic %s (%d partitions, compact)", spec.name, spec.partitions)
             return
-        partitions = self.topic_partitions().get(spec.name)
-        if exact_partitions and partitions is not None and partitions != spec.partitions:
+        if exact_partitions and partitions != spec.partitions:
             raise KafkaClientError(f"topic {spec.name} must have exactly {spec.partitions} partition(s) "
                                    f"but has {partitions}; the worker cannot use it")
-        policy = self.topic_configs(spec.name).get("cleanup.policy", "")
+        policy = self._visible_topic_configs(spec.name).get("cleanup.policy", "")
         if policy and set(p.strip() for p in policy.split(",")) != {"compact"}:
             raise KafkaClientError(f"topic {spec.name} must have cleanup.policy=compact but has {policy}; "
                                    "set it to compact or choose another topic name")
+
+    def await_topic(self, topic: str, timeout: float = VISIBLE_S) -> int:
+        """The partition count of `topic` once this client's Metadata shows it with all its partitions (see
+        the module's invariant); KafkaClientError when it does not within `timeout`."""
+        deadline = time.monotonic() + timeout
+        pause = _BACKOFF_S[0]
+        while True:
+            md = self._metadata(max(0.5, deadline - time.monotonic()))
+            found = md.topics.get(topic)
+            if found is not None and found.error is None and found.partitions:
+                return len(found.partitions)
+            if time.monotonic() + pause > deadline:
+                cause = error_text(found.error) if found is not None and found.error else "not in the metadata"
+                raise KafkaClientError(f"topic {topic} exists on cluster {self._watch.where} but its brokers "
+                                       f"did not show it within {timeout:.0f}s ({cause})")
+            time.sleep(pause)
+            pause = min(pause * 2, _BACKOFF_S[1])
+
+    def _visible_topic_configs(self, topic: str, timeout: float = VISIBLE_S) -> dict[str, str]:
+        """`topic_configs` of a topic known to exist: UNKNOWN_TOPIC_OR_PART is a broker whose metadata lags
+        the controller's (the one asked need not be the one whose Metadata showed the topic), so ask again."""
+        deadline = time.monotonic() + timeout
+        pause = _BACKOFF_S[0]
+        while True:
+            try:
+                return self.topic_configs(topic)
+            except ck.KafkaException as exc:
+                err = exc.args[0] if exc.args else None
+                lagging = isinstance(err, ck.KafkaError) and err.code() == ck.KafkaError.UNKNOWN_TOPIC_OR_PART
+                if not lagging or time.monotonic() + pause > deadline:
+                    raise KafkaClientError(f"cannot describe the configs of topic {topic}: "
+                                           f"{error_text(exc)}") from exc
+            time.sleep(pause)
+            pause = min(pause * 2, _BACKOFF_S[1])
 
     def describe_topic_config(self, topic: str, timeout: float = 30.0) -> list[ConfigInfo]:
         futures = self._client.describe_configs([ConfigResource(ConfigResource.Type.TOPIC, topic)])
@@ -202,12 +247,15 @@ class Admin:
                 out.append(ConfigInfo(name, None if e.value is None else str(e.value),
                                       bool(e.is_default) or e.source == ConfigSource.DEFAULT_CONFIG.value,
                                       bool(e.is_read_only), bool(e.is_sensitive),
-                                      e.source == ConfigSource.STATIC_BROKER_CONFIG.value))
+                                      e.source == ConfigSource.STATIC_BROKER_CONFIG.value,
+                                      e.source == ConfigSource.DYNAMIC_TOPIC_CONFIG.value))
         return out
 
-    def set_topic_configs(self, topic: str, configs: Mapping[str, str], timeout: float = 30.0) -> None:
-        """IncrementalAlterConfigs SET of each key."""
+    def set_topic_configs(self, topic: str, configs: Mapping[str, str], timeout: float = 30.0,
+                          reset: Iterable[str] = ()) -> None:
+        """IncrementalAlterConfigs SET of each key of `configs`, DELETE (back to the broker's default) of `reset`."""
         entries = [ConfigEntry(k, v, incremental_operation=AlterConfigOpType.SET) for k, v in configs.items()]
+        entries += [ConfigEntry(k, None, incremental_operation=AlterConfigOpType.DELETE) for k in reset]
         resource = ConfigResource(ConfigResource.Type.TOPIC, topic, incremental_configs=entries)
         try:
             for fut in self._client.incremental_alter_configs([resource]).values():

@@ -13,6 +13,7 @@ Invariants:
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -45,8 +46,9 @@ class Keystore:
 
 
 def server_properties(listeners: Listeners, log_dir: Path, dist: KafkaDistribution,
-                      keystore: Keystore | None) -> str:
-    """server.properties for node 1, its own controller quorum of one."""
+                      keystore: Keystore | None, extra: Mapping[str, str] | None = None) -> str:
+    """server.properties for node 1, its own controller quorum of one; `extra` properties (an authorizer, a
+    broker default a test needs) come last, so they override what is above."""
     clients = listeners.client_listeners()
     if len(clients) > 1 and keystore is None:
         raise ValueError("SSL and SASL_SSL listeners need a keystore")
@@ -77,6 +79,7 @@ def server_properties(listeners: Listeners, log_dir: Path, dist: KafkaDistributi
         lines += [f"sasl.enabled.mechanisms={SCRAM_MECHANISM}",
                   f"listener.name.sasl_ssl.{SCRAM_MECHANISM.lower()}.sasl.jaas.config="
                   "org.apache.kafka.common.security.scram.ScramLoginModule required;"]
+    lines += [f"{key}={value}" for key, value in (extra or {}).items()]
     return "\n".join(lines) + "\n"
 
 

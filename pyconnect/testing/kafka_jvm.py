@@ -24,6 +24,7 @@ import subprocess
 import tempfile
 import time
 import uuid
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -165,9 +166,10 @@ def _format(dist: KafkaDistribution, java: str, props: Path, log_flag: str, clus
 
 
 def start_kafka_jvm(name: str = "test", *, secure: bool = False, version: str | None = None,
-                    directory: Path | None = None) -> KafkaBroker:
+                    directory: Path | None = None, extra: Mapping[str, str] | None = None) -> KafkaBroker:
     """A new single-node cluster of `version` (a lane or version of scripts/kafka-versions; default:
-    REPLIKAFKA_TEST_KAFKA_VERSION, else 4.x). `secure` adds the SSL and SASL_SSL listeners."""
+    REPLIKAFKA_TEST_KAFKA_VERSION, else 4.x). `secure` adds the SSL and SASL_SSL listeners; `extra` broker
+    properties (e.g. an authorizer) are added to server.properties, overriding the harness's."""
     refuse_in_broker_free_run()
     dist, java = distribution(version), java_binary()
     work = directory or Path(tempfile.mkdtemp(prefix=f"kafka-{name}-"))
@@ -178,7 +180,7 @@ def start_kafka_jvm(name: str = "test", *, secure: bool = False, version: str | 
         password = uuid.uuid4().hex
         keystore = Keystore(server_keystore(ca, work / "pki" / "server.p12", password), password)
     props = work / "server.properties"
-    props.write_text(server_properties(listeners, work / "data", dist, keystore))
+    props.write_text(server_properties(listeners, work / "data", dist, keystore, extra))
     log_text, log_flag = logging_config(dist)
     (work / "logging.properties").write_text(log_text)
     log_flag = log_flag.format(path=work / "logging.properties")

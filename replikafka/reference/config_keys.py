@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
@@ -113,9 +114,23 @@ def default_text(key: ConfigKey) -> str:
     return str(value) if str(value) != "" else '""'
 
 
-def _cell(text: str) -> str:
-    """Text safe inside a Markdown table cell."""
-    return text.replace("|", "\\|").replace("\n", " ")
+_NOT_A_TAG = re.compile(r"<(?!/?(?:code|p|ul|ol|li|br|b|i|em|strong|pre|tt|a)\b)")
+
+
+def _cell(text: str, code: bool = False) -> str:
+    """Text safe inside a Markdown table cell (`code`: the cell is one code span).
+
+    Outside code spans a `<` that opens no HTML tag Kafka's documentation strings use (`<code>`, `<p>`, ...) is
+    escaped: Markdown passes `<group.id>` through as an HTML tag, which the browser then hides
+    (`connect-membership..internal`). Inside backticks it already shows as written.
+    """
+    escaped = text.replace("|", "\\|").replace("\n", " ")
+    if code:
+        return escaped
+    parts = escaped.split("`")
+    for i in range(0, len(parts), 2):
+        parts[i] = _NOT_A_TAG.sub("&lt;", parts[i])
+    return "`".join(parts)
 
 
 def _table(section: Section) -> list[str]:
@@ -125,7 +140,7 @@ def _table(section: Section) -> list[str]:
         return [*lines, "No settings.", ""]
     lines += ["| Key | Type | Default | Importance | Documentation |", "|---|---|---|---|---|"]
     for key in section.keys:
-        default = _cell(default_text(key))
+        default = _cell(default_text(key), code=True)
         lines.append(f"| `{key.name}` | {key.type.value} | `{default}` | {key.importance.value} | "
                      f"{_cell(key.documentation)} |")
     return [*lines, ""]

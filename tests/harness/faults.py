@@ -14,18 +14,19 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from pyconnect.testing.brokers import Broker, start_tansu
+from pyconnect.testing.brokers import Broker
 from tests.harness.mirror import mm2_settings
+from tests.harness.own_broker import start_own_broker
 from tests.harness.workers import REPO
 
 
 @contextmanager
 def own_brokers(*names: str) -> Iterator[list[Broker]]:
-    """Fresh Tansu brokers, stopped (and thawed first, if frozen) when the block ends."""
+    """Fresh brokers of the run's kind (own_broker), stopped (and thawed first, if frozen) when the block ends."""
     brokers: list[Broker] = []
     try:
         for name in names:
-            brokers.append(start_tansu(name))
+            brokers.append(start_own_broker(name))
         yield brokers
     finally:
         for b in brokers:

@@ -37,7 +37,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from pyconnect.environment import env_value
-from pyconnect.testing.brokers import Broker, _docker_available, free_port, start_broker, start_tansu
+from pyconnect.testing.brokers import Broker, free_port, start_broker, start_tansu
 from tests.harness.committed import recv_exact
 from tests.harness.txn_proxy import close_sockets as _close
 
@@ -240,7 +240,8 @@ class CountedBroker:
 
 
 def start_counted_tansu(name: str, answer: Answer | None = None, serialize_produce: bool = False) -> CountedBroker:
-    """A Tansu broker behind a RequestCounter (see the module docstring)."""
+    """A Tansu broker behind a RequestCounter (see the module docstring). Tansu on every run: the broker must
+    advertise the proxy's port; the harness's Kafka nodes advertise their own listeners."""
     port, proxy_port = free_port(), free_port()
     broker = start_tansu(name, port, advertised_port=proxy_port)
     counter = RequestCounter(proxy_port, port, answer, serialize_produce)
@@ -251,6 +252,6 @@ def start_for_concurrent_writers(name: str, index: int) -> CountedBroker:
     """Cluster `index` for a test whose producers write one partition at once while consumers tail it (a mesh):
     on Tansu, behind a proxy that serializes Produce (the module docstring says why); any other broker as
     start_broker gives it."""
-    if env_value("TEST_BOOTSTRAP") or (env_value("TEST_BROKER") == "kafka" and _docker_available()):
+    if env_value("TEST_BOOTSTRAP") or env_value("TEST_BROKER") == "kafka":
         return CountedBroker(start_broker(name, index), None)
     return start_counted_tansu(name, serialize_produce=True)

@@ -147,7 +147,9 @@ def values(bootstrap: str, client: Mapping[str, Any], topic: str, expect: int = 
 
 
 def tansu_quirks(prefixes: tuple[str, ...]) -> dict[str, str]:
-    """The harness's Tansu client overrides under each prefix (e.g. `producer.`, `B.consumer.`)."""
+    """The harness's Tansu client overrides under each prefix (e.g. `producer.`, `B.consumer.`). Right on every
+    run: this module's brokers are always Tansu behind stunnel (tls_pki.start_broker), whatever broker the run
+    selected; a TLS test against Apache Kafka uses its own SSL listener (kafka_jvm, secure=True) and none of these."""
     return {f"{p}{k}": v for p in prefixes for k, v in TANSU_CLIENT_OVERRIDES.items()}
 
 

@@ -159,7 +159,8 @@ class FarBroker:
 
 
 def start_far_tansu(name: str, one_way_ms: float) -> FarBroker:
-    """A Tansu broker behind a WanProxy; it advertises the proxy, so every client connection is delayed."""
+    """A Tansu broker behind a WanProxy; it advertises the proxy, so every client connection is delayed. Tansu on
+    every run: the broker must advertise the proxy's port; the harness's Kafka nodes advertise their own."""
     port = free_port()
     proxy = WanProxy(port, one_way_ms)
     try:

@@ -1,22 +1,15 @@
 """How a MirrorSource task splits its partitions among fetch sessions, and the fetch defaults it applies
-(connectors/mirror/fetch_pool.py; reading through the sessions is tests/test_wan.py, on real brokers)."""
+(connectors/mirror/fetch_pool.py and session_sizing.py; reading through the sessions is tests/test_wan.py,
+on real brokers)."""
 
 from __future__ import annotations
 
 import pytest
 
 from connectors.mirror.config import SOURCE, MirrorConfig
-from connectors.mirror.fetch_pool import (
-    FETCH_BUDGET_KB,
-    LAN_RTT,
-    MAX_SESSIONS,
-    auto_sessions,
-    deal,
-    fetch_defaults,
-    session_count,
-    split,
-)
+from connectors.mirror.fetch_pool import FETCH_BUDGET_KB, deal, fetch_defaults, split
 from connectors.mirror.read_ahead_sessions import range_bytes, read_ahead_conf
+from connectors.mirror.session_sizing import LAN_RTT, MAX_SESSIONS, auto_sessions, session_count
 from pyconnect.api.config import ConfigException
 
 
@@ -37,7 +30,7 @@ def test_session_count_is_configured_or_sized_from_the_round_trip_and_auto_may_r
 
 
 def test_auto_sessions_keep_one_on_a_lan_and_grow_with_the_round_trip_within_the_bound() -> None:
-    """The sizing rule (fetch_pool.py): 1 below LAN_RTT, then one per 12.5 ms, 2..MAX_SESSIONS, whatever the
+    """The sizing rule (session_sizing.py): 1 below LAN_RTT, then one per 12.5 ms, 2..MAX_SESSIONS, whatever the
     partitions (more sessions than partitions read a partition ahead)."""
     assert auto_sessions(LAN_RTT * 0.99, 64) == 1
     assert auto_sessions(LAN_RTT, 64) == 2

@@ -12,7 +12,8 @@ from fastapi.responses import Response
 from starlette.requests import Request
 
 from pyconnect.config.worker import WorkerConfig
-from pyconnect.runtime.herder.errors import (
+from pyconnect.runtime.herder.herder import Herder
+from pyconnect.runtime.herder.request_errors import (
     BadConfig,
     Conflict,
     Forbidden,
@@ -21,7 +22,6 @@ from pyconnect.runtime.herder.errors import (
     NotFound,
     NotLeader,
 )
-from pyconnect.runtime.herder.herder import Herder
 from pyconnect.runtime.results import ConnectorState, ConnectorStateInfo, PartitionOffset, TaskState
 from pyconnect.runtime.worker import Worker
 from pyconnect.storage.log import Log, MemoryLog, MemoryTopic

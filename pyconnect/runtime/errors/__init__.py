@@ -1,5 +1,5 @@
 """Connect's error handling for tasks (KIP-298): retries, tolerance, the error log and the dead
-letter queue. `pyconnect.runtime.herder.errors` is something else: the REST layer's herder errors."""
+letter queue. `pyconnect.runtime.herder.request_errors` is something else: the REST layer's herder errors."""
 
 from pyconnect.runtime.errors.config_keys import DLQ_KEYS, ERROR_KEYS, SINK_ERROR_KEYS
 from pyconnect.runtime.errors.context import ConsumedRecord, ProcessingContext, TimestampType

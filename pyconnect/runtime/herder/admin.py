@@ -9,7 +9,7 @@ import pyconnect
 from pyconnect.kafka import cluster_trouble
 from pyconnect.plugins import component_plugins
 from pyconnect.runtime.herder import config_validation
-from pyconnect.runtime.herder.errors import NotFound
+from pyconnect.runtime.herder.request_errors import NotFound
 from pyconnect.runtime.herder.worker_view import WorkerView
 from pyconnect.runtime.logs import loggers
 from pyconnect.runtime.results import ConfigInfos, ConfigKeyInfo, LoggerLevel, PluginDesc, ServerInfo, WorkerHealth

@@ -17,8 +17,8 @@ from pyconnect.plugins import PluginNotFound, PluginRegistry, find_component, ve
 from pyconnect.runtime.client_overrides import with_override_errors
 from pyconnect.runtime.connector_config import common_definition, transform_errors
 from pyconnect.runtime.herder import input_checks
-from pyconnect.runtime.herder.errors import BadConfig, NotFound
 from pyconnect.runtime.herder.exactly_once_validation import exactly_once_errors
+from pyconnect.runtime.herder.request_errors import BadConfig, NotFound
 from pyconnect.runtime.results import ConfigInfo, ConfigInfos, ConfigKeyInfo, ConfigValueInfo
 from pyconnect.runtime.sink.config import sink_errors
 from pyconnect.runtime.source import topic_creation

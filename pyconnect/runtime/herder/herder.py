@@ -2,7 +2,7 @@
 lifecycle, offsets and topic tracking.
 
 Answers are the typed values of `pyconnect.runtime.results`; failures are the errors of
-`pyconnect.runtime.herder.errors` with Connect's messages. HTTP (status codes, JSON, forwarding) is the
+`pyconnect.runtime.herder.request_errors` with Connect's messages. HTTP (status codes, JSON, forwarding) is the
 REST layer's business: a leader-only write on a follower raises NotLeader with the leader's URL.
 """
 
@@ -18,7 +18,7 @@ from pyconnect.plugins import PluginNotFound
 from pyconnect.runtime.connector_runner import connector_instance
 from pyconnect.runtime.herder import config_validation, status_view
 from pyconnect.runtime.herder.admin import WorkerAdmin
-from pyconnect.runtime.herder.errors import BadConfig, Conflict, Forbidden, NotAssigned, NotFound, NotLeader
+from pyconnect.runtime.herder.request_errors import BadConfig, Conflict, Forbidden, NotAssigned, NotFound, NotLeader
 from pyconnect.runtime.results import (
     ActiveTopics,
     ConnectorInfo,
