@@ -30,8 +30,8 @@ WATCH_S, WINDOW_S = 60.0, 10.0
 MEMBERSHIP_LOSS = ("out of sync with its cluster", "lost this task's assignment", "has not been able to read")
 
 
-def _copied(b: Broker, topic: str) -> int:
-    return sum(fetched_ends(b.bootstrap, topic).values())
+def _copied(b: Broker, topic: str, timeout: float = 30.0) -> int:
+    return sum(fetched_ends(b.bootstrap, topic, timeout).values())
 
 
 def _running_elsewhere(workers: list[WorkerProcess]) -> list[str]:
@@ -119,7 +119,8 @@ def _delete_and_check(workers: list[WorkerProcess], b: Broker, target_topic: str
         assert w0.request("DELETE", f"/connectors/{name}").status_code == 204
         assert time.monotonic() - t0 < 5, f"DELETE {name} took {time.monotonic() - t0:.1f}s"
     before = _copied(b, target_topic)
-    wait_for(lambda: _copied(b, target_topic) > before, 15, "the healthy flow copying after the deletes")
+    # Short looks: one that cannot finish is retried by wait_for, within its deadline.
+    wait_for(lambda: _copied(b, target_topic, 10) > before, 60, "the healthy flow copying after the deletes")
     # The hanging task ignores stop: its worker abandons it after the graceful timeout (5 s + 5 s), once.
     wait_for(lambda: any("hangpoll-0] task did not stop within the graceful timeout; abandoned"
                          in w.log_path.read_text(errors="replace") for w in workers), 30, "the abandoned task")
