@@ -212,7 +212,7 @@ def reaches(b: KafkaBroker, remote: str, wanted: dict[str, tuple[str | None, str
             shape = {"error": (str(exc), "")}
         if shape == wanted:
             return shape
-        time.sleep(0.5)
+        time.sleep(0.5)  # the poll interval of a wait under a deadline
     raise AssertionError(f"timed out after {timeout} s waiting for {what}: wanted {wanted}, last seen {shape}")
 
 

@@ -133,7 +133,7 @@ def test_a_kill_9_mid_stream_loses_no_acknowledged_record(kafka: KafkaBroker, un
     deadline = time.monotonic() + 30
     while len(writer.acked) < total // 6:
         assert time.monotonic() < deadline and writer.is_alive(), f"only {len(writer.acked)} records acknowledged"
-        time.sleep(0.005)
+        time.sleep(0.005)  # the poll interval of a wait under a deadline
     kafka.kill()
     at_kill = f"{len(writer.acked)} acknowledged and {writer.produced} produced at the kill"
     assert writer.produced < total, f"the kill did not land mid-stream: {at_kill}"

@@ -77,7 +77,7 @@ class JavaPeer:
                                    f"before it was ready: {self.last_error()}")
             if self._ready():
                 return self
-            time.sleep(0.25)
+            time.sleep(0.25)  # the poll interval of a wait under a deadline
         self.kill()
         raise TimeoutError(f"{self.name} (Kafka {self.version}) was not ready within {timeout:.0f} s "
                            f"(log: {self.log_path})")

@@ -145,4 +145,4 @@ def poll(call: Callable[[], httpx.Response], done: Callable[[httpx.Response], bo
         response = call()
         if done(response) or time.monotonic() > deadline:
             return response
-        time.sleep(0.25)
+        time.sleep(0.25)  # the poll interval of a wait under a deadline

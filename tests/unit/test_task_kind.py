@@ -54,7 +54,7 @@ def _published(config: dict[str, str]) -> list[dict[str, str]]:
     runner.start(TargetState.STARTED)  # the connector starts on its own thread (connector_runner.py)
     deadline = time.monotonic() + 10
     while State.RUNNING not in states and time.monotonic() < deadline:
-        time.sleep(0.01)
+        time.sleep(0.01)  # the poll interval of a wait under a deadline
     runner.stop()
     assert runner.join(10)
     assert states[-1] == State.RUNNING, states
