@@ -23,11 +23,38 @@ from connectors.mirror.origin_translation import OriginAwareTranslator
 from connectors.mirror.poll_wait import checkpoint_period, slices
 from connectors.mirror.topics import TopicSelector
 from pyconnect.api import ConfigDef, ConfigValue, SourceConnector, SourceRecord, SourceTask
-from pyconnect.kafka.admin import Committed, TopicSpec
+from pyconnect.api.errors import ConnectException
+from pyconnect.kafka.admin import Admin, Committed, TopicSpec
+from pyconnect.kafka.clients import KafkaClientError
 from pyconnect.kafka.topic_log import KafkaLog
 from pyconnect.logging_context import context_thread
 
 log = logging.getLogger(__name__)
+
+# Kafka's KafkaBasedLog.start waits this long for its topic to exist (CREATE_TOPIC_TIMEOUT_NS) before it fails:
+# the offset-syncs topic is MirrorSourceConnector's to create, and a checkpoint task started with it may come first.
+SYNCS_TOPIC_WAIT_S = 30.0
+
+
+def wait_for_topic(admin: Admin, topic: str, cluster: str, lookup_timeout: float,
+                   timeout: float = SYNCS_TOPIC_WAIT_S) -> None:
+    """Return once `topic` shows on `cluster` with all its partitions; a ConnectException naming it after
+    `timeout` seconds. A cluster that does not answer within `lookup_timeout` (admin.timeout.ms) is left to the
+    log's first read, which reports it in that time."""
+    try:
+        if topic in admin.topic_partitions(lookup_timeout):
+            return
+    except Exception:  # noqa: BLE001 - unreachable: the read that follows fails with its own bounded error
+        return
+    log.info("offset-syncs topic %s does not exist on cluster %s yet: waiting up to %.0f s for "
+             "MirrorSourceConnector to create it", topic, cluster, timeout)
+    try:
+        admin.await_topic(topic, timeout)
+    except KafkaClientError as exc:
+        raise ConnectException(f"offset-syncs topic {topic} does not exist on cluster {cluster} after "
+                               f"{timeout:.0f} s: MirrorSourceConnector creates it (is it running for this flow, "
+                               "with emit.offset-syncs.enabled=true?)") from exc
+
 
 def _selector(cfg: MirrorConfig) -> TopicSelector:
     return TopicSelector(cfg.policy(), cfg.topic_filter(), cfg.target)
@@ -48,9 +75,12 @@ class MirrorCheckpointTask(SourceTask):
         self.target_admin = cfg.admin("target")
         store = OffsetSyncStore()
         side = cfg.offset_syncs_side()
+        read_timeout = float(cfg["admin.timeout.ms"]) / 1000
+        wait_for_topic(cfg.admin(side), cfg.offset_syncs_topic(), cfg.source if side == "source" else cfg.target,
+                       read_timeout)
         self.syncs = KafkaLog(cfg.offset_syncs_topic(), 1, cfg.client(side, "producer"), cfg.client(side, "consumer"))
         self.syncs.start_with_headers(lambda key, value, headers: store.add(OffsetSync.decode(key, value, headers))
-                                      if key and value else None, timeout=float(cfg["admin.timeout.ms"]) / 1000)
+                                      if key and value else None, timeout=read_timeout)
         store.start()  # translate nothing until the syncs written so far have all been read
         self.routes = OriginRoutes(cfg)
         self.routes()  # the flows into the source known now, their syncs read to the end
