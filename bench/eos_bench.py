@@ -3,7 +3,8 @@
     python bench/eos_bench.py [--records 300000] [--size 512] [--partitions 4] [--rounds 5]
                               [--intervals 1000,100]
 
-Each round starts two fresh Tansu brokers, fills one source topic (`mirror_source_bench.fill`) and
+Each round starts two fresh brokers (Tansu, or Apache Kafka with `REPLIKAFKA_TEST_BROKER=kafka`:
+bench_brokers.py), fills one source topic (`mirror_source_bench.fill`) and
 copies that same backlog several times, each time into a remote topic of its own (a different
 source cluster alias, so a different `<alias>.<topic>`), with one `MirrorSourceTask` under the real
 `SourceTaskRunner`:
@@ -26,7 +27,7 @@ inside the transaction cycle (`TransactionalCommitter.commit`: flush, offsets, c
 and in commit_transaction (EndTxn) alone, by wrapping both in this process. Modes are interleaved,
 in a rotated order per round, so broker drift hits all of them; medians and ratios of medians
 against at-least-once are printed.
-Exits 1 if EOS with the default boundary (poll) is below 0.7x at-least-once (issue 13).
+Exits 1 if EOS with the default boundary (poll) is below 0.7x at-least-once.
 """
 
 from __future__ import annotations
@@ -44,6 +45,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "bench"))
 
+from bench_brokers import broker_label, start_pair  # noqa: E402
 from confluent_kafka import OFFSET_BEGINNING, Consumer, KafkaError, TopicPartition  # noqa: E402
 from confluent_kafka.admin import AdminClient, NewTopic  # noqa: E402
 from cpu_meter import CpuWindow  # noqa: E402
@@ -58,9 +60,8 @@ from pyconnect.runtime.source.offset_stores import ConnectorOffsetStores  # noqa
 from pyconnect.runtime.source.runner import RunnerSettings, SourceTaskRunner  # noqa: E402
 from pyconnect.runtime.source.transactions import Boundary, TransactionalCommitter, TransactionSettings  # noqa: E402
 from pyconnect.storage.offset_store import OffsetStore  # noqa: E402
-from pyconnect.testing.brokers import start_tansu  # noqa: E402
 
-GOAL = 0.7  # issue 13: EOS with the default boundary >= 0.7x at-least-once
+GOAL = 0.7  # EOS with the default boundary >= 0.7x at-least-once
 OFFSET_PARTITIONS = 5
 # Tansu holds a Fetch for the whole fetch wait (500 ms by default) even when data is there.
 READER = {"isolation.level": "read_committed", "fetch.wait.max.ms": "50"}
@@ -230,7 +231,8 @@ def verify(bootstrap: str, topic: str, n: int, size: int, partitions: int) -> No
 
 def run_round(r: int, modes: list[Mode], args: argparse.Namespace, results: dict[str, list[Copy]]) -> None:
     """Fresh brokers, one source backlog, every mode copies it (rotated order), each copy verified."""
-    a, b = start_tansu(f"eosA{r}"), start_tansu(f"eosB{r}")
+    a, b = start_pair(f"eos{r}")
+    args.broker = broker_label(a)  # every round's brokers are of the run's one kind
     try:
         topic, n = "bench", args.records
         fill(a.bootstrap, topic, n, args.size, args.partitions)
@@ -263,7 +265,8 @@ def report(modes: list[Mode], results: dict[str, list[Copy]], args: argparse.Nam
     """Print the table of medians (also as markdown rows); returns the poll boundary's ratio."""
     base = [c.rate for c in results[modes[0].name]]
     mb = args.size / 1e6
-    print(f"\n{args.records:,} x {args.size} B, {args.partitions} partitions, {args.rounds} round(s); medians:")
+    print(f"\n{args.broker}: {args.records:,} x {args.size} B, {args.partitions} partitions, {args.rounds} round(s); "
+          "medians:")
     rows, poll_ratio = [], 0.0
     for mode in modes:
         copies = results[mode.name]
@@ -279,11 +282,12 @@ def report(modes: list[Mode], results: dict[str, list[Copy]], args: argparse.Nam
             share = statistics.median(c.cycle / c.elapsed for c in copies)
             cycle = f"{ms:.1f} ms/txn (EndTxn {end_ms:.1f}), {share:.0%} of the copy"
         per_round = ", ".join(f"{c.rate / b:.2f}" for c, b in zip(copies, base, strict=True))
-        rows.append(f"| {mode.name} | {rate:,.0f} ({rate * mb:.1f} MB/s) | {median(copies, 'cores'):.2f} | "
-                    f"{txns or '-'} | {per_txn} | {cycle} | **{ratio:.2f}** | {per_round} |")
-    print("| mode | rec/s | cores busy | transactions | records/txn | txn cycle (flush + offsets + EndTxn) "
+        rows.append(f"| {args.broker} | {mode.name} | {rate:,.0f} ({rate * mb:.1f} MB/s) | "
+                    f"{median(copies, 'cores'):.2f} | {txns or '-'} | {per_txn} | {cycle} | **{ratio:.2f}** | "
+                    f"{per_round} |")
+    print("| broker | mode | rec/s | cores busy | transactions | records/txn | txn cycle (flush + offsets + EndTxn) "
           "| vs at-least-once | per round |")
-    print("|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|")
     print("\n".join(rows))
     return poll_ratio
 

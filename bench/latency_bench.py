@@ -2,8 +2,9 @@
 
     python bench/latency_bench.py [--rates 200,1000,5000] [--seconds 15] [--partitions 4]
 
-Two local brokers A and B; a dedicated MirrorMaker process (`python -m replikafka mirror-maker`, the settings a
-user gets plus the test bed's Tansu client overrides, as every test and demo here uses) replicates A->B. For each
+Two local brokers A and B (Tansu, or Apache Kafka with `REPLIKAFKA_TEST_BROKER=kafka`: bench_brokers.py; each row
+names its broker); a dedicated MirrorMaker process (`python -m replikafka mirror-maker`, the settings a user gets
+plus, on Tansu, the test bed's Tansu client overrides, as every test and demo here uses) replicates A->B. For each
 rate, in turn:
 - direct: a paced producer writes topic `direct` on A and a consumer of A reads it: one produce->fetch hop;
 - mirror: the same producer writes `lat` on A, the mirror copies it to `A.lat` on B, a consumer of B reads it.
@@ -25,12 +26,14 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(REPO / "bench"))
 
+from bench_brokers import broker_label, start_pair  # noqa: E402
 from confluent_kafka import Consumer, Producer, TopicPartition  # noqa: E402
 from confluent_kafka.admin import AdminClient, NewTopic  # noqa: E402
 
 from pyconnect.kafka.config import to_librdkafka  # noqa: E402
-from pyconnect.testing.brokers import Broker, start_tansu  # noqa: E402
+from pyconnect.testing.brokers import Broker  # noqa: E402
 from tests.harness.mirror import mm2_settings  # noqa: E402
 from tests.test_mirror_topologies import MirrorMakerProcess  # noqa: E402
 
@@ -117,7 +120,8 @@ def main() -> None:
                              "consumers keep the test bed's 50 ms fetch wait (Tansu holds a fetch for the whole wait)")
     parser.add_argument("--no-record", action="store_true")
     args = parser.parse_args()
-    a, b = start_tansu("A"), start_tansu("B")
+    a, b = start_pair("lat")
+    args.broker = broker_label(a)
     work = Path(tempfile.mkdtemp(prefix="latency-bench-"))
     mm = None
     try:
@@ -131,7 +135,7 @@ def main() -> None:
         for rate in (float(r) for r in args.rates.split(",")):
             direct = measure(a, "direct", a, "direct", rate, args.seconds, args.partitions, args.batching)
             mirrored = measure(a, "lat", b, "A.lat", rate, args.seconds, args.partitions, args.batching)
-            rows.append(row(rate, direct, mirrored))
+            rows.append(row(args.broker, rate, direct, mirrored))
             print(rows[-1], flush=True)
         if not args.no_record:
             record(rows, args)
@@ -152,9 +156,9 @@ def wait_remote(b: Broker, topic: str, timeout: float = 120.0) -> None:
     raise RuntimeError(f"{topic} never appeared on B")
 
 
-def row(rate: float, direct: list[float], mirrored: list[float]) -> str:
+def row(broker: str, rate: float, direct: list[float], mirrored: list[float]) -> str:
     d50, d99, m50, m99 = pct(direct, 50), pct(direct, 99), pct(mirrored, 50), pct(mirrored, 99)
-    return (f"| {rate:,.0f} | {len(mirrored):,} | {d50:.0f} / {d99:.0f} / {max(direct):.0f} | "
+    return (f"| {broker} | {rate:,.0f} | {len(mirrored):,} | {d50:.0f} / {d99:.0f} / {max(direct):.0f} | "
             f"{m50:.0f} / {m99:.0f} / {max(mirrored):.0f} | {m50 - 2 * d50:+.0f} | {m99 - 2 * d99:+.0f} | "
             f"{statistics.mean(mirrored):.0f} |")
 
@@ -163,11 +167,13 @@ def record(rows: list[str], args: argparse.Namespace) -> None:
     doc = REPO / "docs" / "benchmarks.md"
     text = doc.read_text()
     header = "## Replication latency (bench/latency_bench.py)"
-    table = ("| rec/s | records | direct hop p50 / p99 / max (ms) | mirror A->B p50 / p99 / max (ms) | added p50 "
-             "(mirror - 2 direct) | added p99 | mirror mean |\n|---|---|---|---|---|---|---|\n" + "\n".join(rows))
+    quirks = " plus the test bed's Tansu client overrides" if args.broker == "Tansu" else ""
+    table = ("| broker | rec/s | records | direct hop p50 / p99 / max (ms) | mirror A->B p50 / p99 / max (ms) | added "
+             "p50 (mirror - 2 direct) | added p99 | mirror mean |\n|---|---|---|---|---|---|---|---|\n"
+             + "\n".join(rows))
     section = (f"{header}\n\nOne run, {time.strftime('%Y-%m-%d')}, {args.seconds:.0f} s per rate, "
-               f"{args.partitions} partitions, two Tansu brokers on loopback, a dedicated MirrorMaker process "
-               f"with default settings plus the test bed's Tansu client overrides.\n\n{table}\n")
+               f"{args.partitions} partitions, two {args.broker} brokers on loopback, a dedicated MirrorMaker "
+               f"process with default settings{quirks}.\n\n{table}\n")
     if header in text:
         start = text.index(header)
         end = text.find("\n## ", start + len(header))

@@ -5,7 +5,9 @@
 
 Each round runs ../shared/bench/rawpipe.py (the bare confluent-kafka loop: the ceiling) and then
 one MirrorSourceTask driven by the real SourceTaskRunner (idempotent producer, run-level delivery
-tracking, offset commits, offset syncs, metrics) over a topic of the same shape. Rounds alternate so
+tracking, offset commits, offset syncs, metrics) over a topic of the same shape. The brokers are the test
+harness's (bench_brokers.py): Tansu, or Apache Kafka with `REPLIKAFKA_TEST_BROKER=kafka`; the row names
+which. Rounds alternate so
 that broker drift affects both; the medians and their ratio are printed and added to
 docs/benchmarks.md. `--provenance` adds a third run per round: the task with
 `provenance.headers.enabled=true` (every record stamped with a provenance header), and prints its
@@ -27,6 +29,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "bench"))
 
+from bench_brokers import broker_label, start_pair  # noqa: E402
 from confluent_kafka import KafkaError, KafkaException, Producer  # noqa: E402
 from confluent_kafka.admin import AdminClient, NewTopic  # noqa: E402
 from cpu_meter import CpuWindow  # noqa: E402
@@ -37,7 +40,6 @@ from pyconnect.runtime.source.offset_stores import ConnectorOffsetStores  # noqa
 from pyconnect.runtime.source.runner import RunnerSettings, SourceTaskRunner  # noqa: E402
 from pyconnect.storage.log import MemoryLog, MemoryTopic  # noqa: E402
 from pyconnect.storage.offset_store import OffsetStore  # noqa: E402
-from pyconnect.testing.brokers import start_tansu  # noqa: E402
 
 RAWPIPE = REPO.parent / "shared" / "bench" / "rawpipe.py"
 PRODUCER = {"linger.ms": "5", "batch.size": "1000000", "queue.buffering.max.messages": "1000000",
@@ -169,8 +171,10 @@ def main() -> None:
     ap.add_argument("--provenance", action="store_true", help="also run the task with provenance headers on")
     args = ap.parse_args()
     raw, mirror, stamped = [], [], []
+    label = ""
     for r in range(args.rounds):
-        a, b = start_tansu(f"A{r}"), start_tansu(f"B{r}")
+        a, b = start_pair(f"ms{r}")
+        label = broker_label(a)
         try:
             raw.append(raw_pipe(a.bootstrap, b.bootstrap, args.records, args.size, args.partitions))
             topic = f"bench{r}"
@@ -191,17 +195,18 @@ def main() -> None:
     raw_m, mirror_m = statistics.median(raw), statistics.median(mirror)
     ratio = mirror_m / raw_m
     mb = args.size / 1e6
-    line = (f"| {time.strftime('%Y-%m-%d')} | {args.records:,} x {args.size} B, {args.partitions} partitions, "
-            f"{args.rounds} rounds | {raw_m:,.0f} rec/s ({raw_m * mb:.1f} MB/s) | {mirror_m:,.0f} rec/s "
+    line = (f"| {label} | {time.strftime('%Y-%m-%d')} | {args.records:,} x {args.size} B, {args.partitions} "
+            f"partitions, {args.rounds} rounds | {raw_m:,.0f} rec/s ({raw_m * mb:.1f} MB/s) | {mirror_m:,.0f} rec/s "
             f"({mirror_m * mb:.1f} MB/s) | **{ratio:.2f}** |")
-    print(f"median raw pipe {raw_m:,.0f} rec/s, median MirrorSource {mirror_m:,.0f} rec/s, ratio {ratio:.2f}")
+    print(f"{label}: median raw pipe {raw_m:,.0f} rec/s, median MirrorSource {mirror_m:,.0f} rec/s, ratio {ratio:.2f}")
     if stamped:
         stamped_m = statistics.median(stamped)
         print(f"median with provenance headers {stamped_m:,.0f} rec/s, {stamped_m / mirror_m:.2f} of MirrorSource, "
               f"+{1e6 / stamped_m - 1e6 / mirror_m:.2f} us a record")
     out = Path(args.out)
     if out.is_file():
-        out.write_text(add_row(out.read_text(), "| date | data | raw pipe (median) | one MirrorSource task", line))
+        header = "| broker | date | data | raw pipe (median) | one MirrorSource task"
+        out.write_text(add_row(out.read_text(), header, line))
 
 
 def add_row(doc: str, header: str, row: str) -> str:

@@ -3,7 +3,8 @@
     python bench/wan_bench.py [--rtts 0,50,100,200] [--partitions 1,4] [--placements source,target]
                               [--records 200000] [--size 1000] [--rounds 1] [--producer KEY=VALUE ...]
 
-The far cluster sits behind tests/harness/wan_proxy.py (every byte delayed RTT/2 each way):
+The brokers are Tansu, or Apache Kafka with `REPLIKAFKA_TEST_BROKER=kafka` (bench_brokers.py; every row names its
+broker). The far cluster sits behind tests/harness/wan_proxy.py (every byte delayed RTT/2 each way):
 - `source` far: the task pulls across the link (MM2's recommended placement: run it near the target);
 - `target` far: the task pushes across the link.
 For each placement and partition count, one pair of brokers; per RTT a fresh topic is filled with the
@@ -40,11 +41,12 @@ sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "bench"))
 
 import psutil  # noqa: E402
+from bench_brokers import broker_label, start_far  # noqa: E402
 from mirror_source_bench import fill, mirror_task  # noqa: E402
 
 from pyconnect.kafka.native_memory import limit_arenas, release  # noqa: E402
-from pyconnect.testing.brokers import Broker, start_tansu  # noqa: E402
-from tests.harness.wan_proxy import FarBroker, start_far_tansu  # noqa: E402
+from pyconnect.testing.brokers import Broker, start_broker  # noqa: E402
+from tests.harness.wan_proxy import FarBroker  # noqa: E402
 
 SPAWN = multiprocessing.get_context("spawn")
 CLOCKS = ("from RUNNING", "with start-up", "steady")
@@ -69,8 +71,13 @@ def one_setup(placement: str, partitions: int, rtts: list[int], args: argparse.N
     """MB/s per RTT for one placement and partition count, on a fresh pair of brokers. Each delayed run
     is preceded by a 0 ms run (alternating, so machine noise hits both); the 0 ms figures are their medians.
     Per RTT: (MB/s from RUNNING, MB/s from the runner's start, MB/s steady, seconds of start-up)."""
-    far = start_far_tansu(f"far-{placement}", 0)
-    near: Broker = start_tansu(f"near-{placement}")
+    far = start_far(f"far-{placement}")
+    try:
+        near: Broker = start_broker(f"near-{placement}", 1)
+    except BaseException:
+        far.stop()
+        raise
+    args.broker = broker_label(near)
     src, dst = (far, near) if placement == "source" else (near, far)
     runs: dict[int, list[tuple[float, float, float, float]]] = {}
     order = [r for rtt in rtts if rtt for r in (0, rtt)] or [0]
@@ -110,15 +117,15 @@ def stop(far: FarBroker, near: Broker) -> None:
 def table(results: dict[tuple[str, int], dict[int, tuple[float, float, float, float]]], rtts: list[int],
           args: argparse.Namespace) -> str:
     """A markdown table: one row per placement, partition count and clock; MB/s and ratio per RTT."""
-    head = "| placement | partitions | clock | " + " | ".join(f"RTT {r} ms" for r in rtts) + " |"
-    rows = [head, "|" + "---|" * (len(rtts) + 3)]
+    head = "| broker | placement | partitions | clock | " + " | ".join(f"RTT {r} ms" for r in rtts) + " |"
+    rows = [head, "|" + "---|" * (len(rtts) + 4)]
     for (placement, partitions), rates in results.items():
         for k, clock in enumerate(CLOCKS):
             base = rates[0][k] if 0 in rates else None
             cells = [f"{rates[r][k]:.1f} MB/s" + (f" ({rates[r][k] / base:.2f}x)" if base and r else "") for r in rtts]
-            rows.append(f"| {placement} far | {partitions} | {clock} | " + " | ".join(cells) + " |")
+            rows.append(f"| {args.broker} | {placement} far | {partitions} | {clock} | " + " | ".join(cells) + " |")
         cells = [f"{rates[r][3]:.2f} s" for r in rtts]
-        rows.append(f"| {placement} far | {partitions} | start-up | " + " | ".join(cells) + " |")
+        rows.append(f"| {args.broker} | {placement} far | {partitions} | start-up | " + " | ".join(cells) + " |")
     settings = ", ".join(f"producer {k}={v}" for k, v in args.producer.items()) or "default settings"
     rows.append(f"\n{time.strftime('%Y-%m-%d %H:%M', time.gmtime())} UTC, {args.records:,} records of {args.size} B "
                 f"at every RTT, one MirrorSource task, {settings}; 0 ms: the median of the "

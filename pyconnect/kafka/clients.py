@@ -131,15 +131,41 @@ def _list_offsets(consumer: ck.Consumer, topic: str, partitions: Sequence[int], 
     of its own on the consumer's connection, queued behind the fetch the broker holds for fetch.max.wait.ms
     when the topic is idle, so reading a 25-partition topic to its end took 25 fetch waits (1.3 s with a
     50 ms wait, 12.5 s with the default 500 ms), where Connect's consumer.endOffsets asks once."""
-    if not partitions:
-        return {}
-    answered = consumer.offsets_for_times([ck.TopicPartition(topic, p, spec) for p in partitions], timeout=timeout)
     result: dict[int, int] = {}
-    for tp in answered:
-        if tp.error is not None:
-            raise ck.KafkaException(tp.error)
-        result[tp.partition] = int(tp.offset)
+    pending, pause = list(partitions), 0.05
+    deadline = time.monotonic() + timeout
+    while pending:
+        try:
+            answered = consumer.offsets_for_times([ck.TopicPartition(topic, p, spec) for p in pending],
+                                                  timeout=max(0.1, deadline - time.monotonic()))
+        except ck.KafkaException as exc:  # the whole request refused: every partition is asked again
+            if not _leader_moving(exc.args[0] if exc.args else None) or time.monotonic() + pause >= deadline:
+                raise
+        else:
+            pending = []
+            for tp in answered:
+                if tp.error is None:
+                    result[tp.partition] = int(tp.offset)
+                elif _leader_moving(tp.error) and time.monotonic() + pause < deadline:
+                    pending.append(tp.partition)
+                else:
+                    raise ck.KafkaException(tp.error)
+        if pending:  # poll interval of the wait, under the caller's deadline
+            time.sleep(pause)
+            pause = min(pause * 2, 0.5)
     return result
+
+
+def _leader_moving(error: object) -> bool:
+    return isinstance(error, ck.KafkaError) and error.code() in _LEADER_MOVING
+
+
+# A partition whose leader is not (yet) where the metadata says: Apache Kafka answers so for a moment after a topic
+# is created (its metadata shows the leader before that broker acts as one; the client's own metadata may not list
+# the partition yet: _UNKNOWN_PARTITION) or while leadership moves. Asked again, under the caller's timeout.
+_LEADER_MOVING = frozenset({ck.KafkaError.NOT_LEADER_FOR_PARTITION, ck.KafkaError.LEADER_NOT_AVAILABLE,
+                            ck.KafkaError.FENCED_LEADER_EPOCH, ck.KafkaError.UNKNOWN_LEADER_EPOCH,
+                            ck.KafkaError.OFFSET_NOT_AVAILABLE, ck.KafkaError._UNKNOWN_PARTITION})
 
 
 def consume_available(consumer: ck.Consumer, max_records: int, timeout: float) -> list[Any]:
