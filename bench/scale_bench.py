@@ -1,6 +1,7 @@
-"""Cost curve of one MirrorMaker worker as the partition count grows (issue 18).
+"""Cost curve of one MirrorMaker worker as the partition count grows.
 
     python bench/scale_bench.py [--sizes 10,100,1000,2000] [--window 30] [--rate 5000] [--tasks 1]
+    python bench/scale_bench.py --sizes 1000 --user-defaults --idle-only   # the idle figure alone
 
 For each size (topics of 4 partitions) on two fresh Tansu brokers A and B: the topics are created on A with one
 record in every partition, then a dedicated MirrorMaker process (`python -m replikafka mirror-maker`, A->B,
@@ -253,6 +254,10 @@ def run_size(partitions: int, args: argparse.Namespace, work: Path) -> Result:
         res.copied_s = time.monotonic() - started
         time.sleep(args.settle)  # let the start-up work (first commits, syncs, checkpoints) pass
         res.idle = measure(a, b, proc, args.window)
+        print(f"idle: {res.idle.cores:.3f} core ({res.idle.client_cores:.3f} client threads) over "
+              f"{args.window:.0f} s, 1-min load average {os.getloadavg()[0]:.1f}", flush=True)
+        if args.idle_only:
+            return res
         res.discovery_s = discovery(a, b, str(partitions))
         stop, sent = threading.Event(), []
         producer = threading.Thread(target=paced, args=(a, names, args.rate, stop, sent, args.user_defaults))
@@ -321,6 +326,8 @@ def main() -> None:
     parser.add_argument("--user-defaults", action="store_true",
                         help="the worker's clients without the Tansu overrides (batching, 500 ms fetch wait)")
     parser.add_argument("--no-record", action="store_true")
+    parser.add_argument("--idle-only", action="store_true",
+                        help="measure the idle window only (no discovery, no steady traffic; implies --no-record)")
     args = parser.parse_args()
     work = Path(tempfile.mkdtemp(prefix="scale-bench-"))
     rows = []
@@ -332,7 +339,7 @@ def main() -> None:
     load = (f"1-min load average {load_before[0]:.1f} before, {os.getloadavg()[0]:.1f} after "
             f"(2 shared cores), logs in {work}")
     print(load)
-    if not args.no_record:
+    if not (args.no_record or args.idle_only):
         record(rows, args, load)
 
 

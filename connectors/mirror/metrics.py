@@ -60,6 +60,13 @@ class PartitionStats:
     record_rate: float = 0.0
     byte_rate: float = 0.0
     window: list[tuple[float, int, int]] = field(default_factory=list)
+    # The samples the last scrape built and the figures they show: a partition whose figures did not move
+    # (every idle one) hands the same samples to the next scrape instead of building 5-13 new ones.
+    shown: tuple[float, ...] = ()
+    samples: list[MetricSample] = field(default_factory=list)
+
+
+_NOT_COPIED = ("window", "shown", "samples")
 
 
 class SourceMetrics:
@@ -70,6 +77,9 @@ class SourceMetrics:
         self._stats: dict[tuple[str, int], PartitionStats] = {}
         self._lock = threading.Lock()
         self._last_publish = 0.0
+        # The partitions `publish` has to look at: counters moved since their last window entry, or a rate
+        # not yet back at 0. An idle partition at rate 0 leaves it, so an idle task's publish touches none.
+        self._moving: set[tuple[str, int]] = set()
         self._end_offsets: EndOffsets | None = None
         if registry is not None:
             registry.register(self.samples)
@@ -89,9 +99,11 @@ class SourceMetrics:
             self._end_offsets = None
 
     def _get(self, topic: str, partition: int) -> PartitionStats:
-        st = self._stats.get((topic, partition))
+        key = (topic, partition)
+        st = self._stats.get(key)
         if st is None:
-            st = self._stats[(topic, partition)] = PartitionStats()
+            st = self._stats[key] = PartitionStats()
+        self._moving.add(key)  # every caller is about to move its counters (or it is new: a first window entry)
         return st
 
     def polled(self, topic: str, partition: int, nbytes: int, oldest_ts: int, newest_ts: int) -> None:
@@ -123,7 +135,7 @@ class SourceMetrics:
 
     def snapshot(self) -> dict[tuple[str, int], PartitionStats]:
         with self._lock:
-            return {k: PartitionStats(**{f: getattr(v, f) for f in v.__dataclass_fields__ if f != "window"})
+            return {k: PartitionStats(**{f: getattr(v, f) for f in v.__dataclass_fields__ if f not in _NOT_COPIED})
                     for k, v in self._stats.items()}
 
     def publish(self, force: bool = False) -> None:
@@ -134,10 +146,12 @@ class SourceMetrics:
             return
         self._last_publish = now
         with self._lock:
-            for st in self._stats.values():
+            for key in list(self._moving):
+                st = self._stats[key]
                 if st.record_rate == 0.0 and st.byte_rate == 0.0 and st.window and st.window[-1][1:] == (
                         st.records, st.bytes):
-                    continue  # idle and already at rate 0: nothing to update (no per-partition work when idle)
+                    self._moving.discard(key)  # idle and already at rate 0: nothing to update until it moves
+                    continue
                 st.window.append((now, st.records, st.bytes))
                 while len(st.window) > 2 and now - st.window[0][0] > 30:
                     st.window.pop(0)
@@ -148,9 +162,17 @@ class SourceMetrics:
 
     def samples(self) -> list[MetricSample]:
         """The task's series, for the scrape (called on the scraping thread)."""
+        out: list[MetricSample] = []
         with self._lock:
-            return [sample for (topic, partition), st in self._stats.items()
-                    for sample in self._partition_samples(topic, partition, st)]
+            for (topic, partition), st in self._stats.items():
+                lag = self._lag(partition, st)
+                shown = (st.records, st.record_rate, st.bytes, st.byte_rate, lag, st.age_n, st.age_last, st.age_min,
+                         st.age_max, st.age_sum, st.newest_ts, st.lat_n, st.lat_last, st.lat_min, st.lat_max,
+                         st.lat_sum)
+                if shown != st.shown:
+                    st.shown, st.samples = shown, list(self._partition_samples(topic, partition, st, lag))
+                out += st.samples
+        return out
 
     def _lag(self, partition: int, st: PartitionStats) -> int:
         """End offset - next unacknowledged offset (under the lock); 0 while either is unknown."""
@@ -166,7 +188,7 @@ class SourceMetrics:
             return 0
         return max(0, st.end_offset - st.next_offset)
 
-    def _partition_samples(self, topic: str, partition: int, st: PartitionStats) -> Iterator[MetricSample]:
+    def _partition_samples(self, topic: str, partition: int, st: PartitionStats, lag: int) -> Iterator[MetricSample]:
         labels = {"source": self.source, "target": self.target, "topic": topic, "partition": str(partition)}
         for name, doc, value in (
                 ("record_count", "Records replicated (acknowledged by the target).", st.records),
@@ -174,7 +196,7 @@ class SourceMetrics:
                 ("byte_count", "Value bytes replicated.", st.bytes),
                 ("byte_rate", "Value bytes replicated per second.", st.byte_rate),
                 ("offset_lag", "Records on the source not yet replicated (end offset - next unacknowledged offset).",
-                 self._lag(partition, st))):
+                 lag)):
             yield MetricSample(_P + name, doc, labels, value)
         if st.age_n:
             for suffix, value in zip(_SUFFIXES, (st.age_last, st.age_min, st.age_max, st.age_sum / st.age_n),

@@ -53,6 +53,11 @@ CURRENT = ("_upstream_replication_hops", "_checkpoint_timestamp_seconds")
 Current = list[tuple[dict[str, str], float]]
 
 
+def _charted(name: str) -> bool:
+    """Whether `sample` reads the series named `name` (the others are not built for it)."""
+    return name.endswith(CURRENT) or name.endswith(tuple(_BY_SUFFIX))
+
+
 def series_name(labels: Mapping[str, str]) -> str:
     """`topic-partition` (`group topic-partition` for a group's figure; the task for other series)."""
     if "topic" in labels:
@@ -67,7 +72,7 @@ class MetricHistory:
 
     def __init__(self, worker: WorkerState, labels: Mapping[str, str], interval: float,
                  window: float = WINDOW_S) -> None:
-        self._collector = WorkerCollector(worker, labels)
+        self._collector = WorkerCollector(worker, labels, _charted)
         self.interval, self.window = interval, window
         self._capacity = int(window / interval) + 1
         self._series: dict[str, dict[str, deque[Point]]] = {kind.key: {} for kind in KINDS}

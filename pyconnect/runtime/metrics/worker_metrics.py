@@ -10,7 +10,7 @@ their context (`context.metrics`). A worker with a scope (dedicated mode: a flow
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import Protocol
 
 from prometheus_client.metrics_core import Metric
@@ -82,9 +82,14 @@ class _Families:
 class WorkerCollector:
     """A prometheus-client custom collector over one worker (registered while the worker runs)."""
 
-    def __init__(self, worker: WorkerState, labels: Mapping[str, str]) -> None:
+    def __init__(self, worker: WorkerState, labels: Mapping[str, str],
+                 wanted: Callable[[str], bool] | None = None) -> None:
+        """`wanted`: the names of the tasks' series to yield (all when None); a reader that uses a few of them
+        (the console's history) skips building the rest, thousands of samples at 1,000 partitions."""
         self._worker = worker
         self._labels = dict(labels)
+        self._wanted = wanted
+        self._wanted_names: dict[str, bool] = {}  # `wanted`'s answer per name, asked once
 
     def describe(self) -> list[Metric]:
         # Every worker of a process yields the same names: describing none keeps the registry from
@@ -120,9 +125,18 @@ class WorkerCollector:
         _auto_restarts(families, flow, getattr(self._worker, "statuses", None), connectors)
         _assignment(families, flow, self._worker, connectors, task_states)
         for sample in registered:
+            if self._wanted is not None and not self._is_wanted(sample.name):
+                continue
             labels = {**sample.labels, **{k: v for k, v in flow.items() if k not in sample.labels}}
             families.add(sample.name, sample.documentation, labels, sample.value)
         yield from families.by_name.values()
+
+    def _is_wanted(self, name: str) -> bool:
+        known = self._wanted_names.get(name)
+        if known is None:
+            assert self._wanted is not None
+            known = self._wanted_names[name] = self._wanted(name)
+        return known
 
 
 _LIVE = (State.RUNNING.value, State.PAUSED.value)
