@@ -30,7 +30,7 @@ from pyconnect.config.properties import parse_properties
 from pyconnect.kafka.admin import Admin, TopicSpec
 from pyconnect.kafka.clients import new_producer, produce
 from pyconnect.kafka.config import to_librdkafka
-from pyconnect.testing.brokers import Broker, free_port, start_broker
+from pyconnect.testing.brokers import Broker, free_port, start_tansu
 from replikafka.demo_terminal import DemoTerminal, Row
 from replikafka.mirror_maker import MirrorMaker
 
@@ -90,7 +90,8 @@ class _Demo:
 
     def start(self) -> str:
         """Brokers, topics, the mirror maker and the traffic; returns the mirror maker's REST URL."""
-        a, b = start_broker("A"), start_broker("B")
+        # Embedded Tansu whatever the test run's broker kind: the demo is what a user runs with no Java.
+        a, b = start_tansu("A"), start_tansu("B")
         self.brokers = [a, b]
         os.environ["DEMO_A_BOOTSTRAP"], os.environ["DEMO_B_BOOTSTRAP"] = a.bootstrap, b.bootstrap
         # The local test brokers need their client settings (pyconnect/testing/brokers.py).

@@ -38,6 +38,7 @@ if [ "$MODE" = test ]; then
   # Apache Kafka's jars for the tests against the real broker (a cache outside the repository; offline once
   # fetched). The Tansu tests do not need them, so a failed fetch warns instead of failing the setup.
   bash scripts/fetch-kafka.sh || echo "warning: Apache Kafka was not fetched; the tests against it will fail" >&2
+  bash scripts/fetch-apicurio.sh || echo "warning: Apicurio Registry was not fetched; the schema replication tests will fail" >&2
 fi
 if [ ! -x .venv/bin/python ]; then
   "$PY" -m venv .venv

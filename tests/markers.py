@@ -35,7 +35,7 @@ BROKER_STARTERS = frozenset({
     "start_far_tansu", "start_brokers", "own_brokers", "durable_broker", "DurableBroker", "Cluster",
     "WorkerProcess", "StandaloneProcess", "start_mirror_maker", "start_for_concurrent_writers", "start_kafka_jvm",
     "start_own_broker", "kafka_pair",
-    "start_java_connect", "start_java_mirror_maker", EXTERNAL_CLUSTER,
+    "start_java_connect", "start_java_mirror_maker", "start_apicurio", EXTERNAL_CLUSTER,
 })
 
 # Modules whose tests run `replikafka` commands that start their own brokers (rule 3).
@@ -56,6 +56,8 @@ SERIAL_MODULES = frozenset({
     "test_isolation", "test_frozen_worker_status",
     # a fail-over exact within 3 s of a burst's last record (the quiet offset sync, then a checkpoint)
     "test_failover_after_burst",
+    # replikafka against Java MirrorMaker 2: rates, CPU and latencies of two replicators run one after the other
+    "test_vs_java_mm2_bench",
 })
 
 

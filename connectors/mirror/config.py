@@ -24,6 +24,7 @@ from connectors.mirror.filters import (
     topic_filter_class,
 )
 from connectors.mirror.policy import ReplicationPolicy, load_policy, policy_class
+from connectors.mirror.schema_config import SCHEMA_REPLICATION
 from connectors.mirror.session_sizing import AUTO, validate_sessions
 from pyconnect.api.config import ConfigDef, ConfigKey, ConfigType, Importance, at_least, one_of, regex_list
 from pyconnect.kafka.admin import Admin
@@ -198,7 +199,7 @@ BACKFILL = ConfigDef([
               "key is passed to the Spark session as is."),
 ])
 
-SOURCE = SOURCE.merge(BACKFILL)
+SOURCE = SOURCE.merge(BACKFILL).merge(SCHEMA_REPLICATION)
 
 CHECKPOINT = COMMON.merge(TOPIC_SELECTION).merge(ConfigDef([
     ConfigKey("groups", LST, DEFAULT_GROUPS, H, "Consumer groups to replicate. Supports comma-separated group "

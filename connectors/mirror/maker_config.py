@@ -36,6 +36,7 @@ from pathlib import Path
 from connectors.mirror.config import CHECKPOINT, HEARTBEAT, SOURCE
 from connectors.mirror.filters import compile_list
 from connectors.mirror.maker_keys import REFUSED, UNKNOWN_KEYS, refuses, unused
+from connectors.mirror.schema_config import CLUSTER_KEYS
 from pyconnect.api.config import ConfigType
 from pyconnect.api.states import TargetState
 from pyconnect.config.auto_restart_keys import CONNECTOR_KEYS as AUTO_RESTART_KEYS
@@ -273,7 +274,8 @@ class MirrorMakerConfig:
 
     def worker_config(self, flow: Flow) -> dict[str, str]:
         """Worker settings of the herder for `flow` (it runs against the target cluster)."""
-        config = self.cluster_props(flow.target)
+        # A cluster's schema registry is its flows' connectors' setting (schema_config.py), not the herder's.
+        config = {k: v for k, v in self.cluster_props(flow.target).items() if k not in CLUSTER_KEYS}
         # Top-level worker settings win over the target's own (MirrorMakerConfig.workerConfig's putAll).
         config.update({k: v for k, v in self.values.items() if k.startswith(WORKER_PREFIXES)})
         config.update({k: v for k, v in self.raw_values.items() if k.startswith("config.providers")})

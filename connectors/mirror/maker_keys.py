@@ -16,6 +16,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from connectors.mirror.config import CONFIG_PREFIXES, MIRROR_KEYS
+from connectors.mirror.schema_config import CLUSTER_KEYS
 from pyconnect.config.worker import WORKER_CONFIG
 from pyconnect.kafka.config import is_client_key
 
@@ -62,7 +63,7 @@ def is_connector_key(key: str) -> bool:
 
 def is_cluster_key(key: str) -> bool:
     """A setting of a cluster's Kafka clients or of the herders on it (written as `<alias>.<key>`)."""
-    return is_client_key(key) or key.startswith(_CLIENT_ROLES) or key in WORKER_CONFIG.keys
+    return is_client_key(key) or key.startswith(_CLIENT_ROLES) or key in WORKER_CONFIG.keys or key in CLUSTER_KEYS
 
 
 def unused(key: str, passed_on: Iterable[str]) -> Unused:

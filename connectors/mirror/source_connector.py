@@ -14,6 +14,7 @@ from connectors.mirror.backfill_plan import candidates, stored_plans
 from connectors.mirror.backfill_task import MirrorBackfillTask, refused_spark_settings
 from connectors.mirror.client_config import java_client_config
 from connectors.mirror.config import CONFIG_PREFIXES, MIRROR_KEYS, SOURCE, MirrorConfig
+from connectors.mirror.schema_config import check_schema_replication
 from connectors.mirror.source_task import MirrorSourceTask
 from connectors.mirror.topic_deletions import TopicDeletions
 from connectors.mirror.topics import RemoteTopics, TopicSelector
@@ -84,6 +85,7 @@ class MirrorSourceConnector(SourceConnector):
                 values["emit.offset-syncs.enabled"].errors.append(
                     f"Offset syncs are disabled, but {', '.join(offending)} is set")
         _check_deletions(config, values)
+        check_schema_replication(config, values)
         for key, reason in refused_spark_settings(config).items():
             values.setdefault(key, ConfigValue(key, config.get(key))).errors.append(reason)
         if config.get("exactly.once.support") == "required" and not _reads_committed(config):

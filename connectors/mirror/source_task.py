@@ -20,6 +20,7 @@ from connectors.mirror.metrics import SourceMetrics
 from connectors.mirror.offset_sync_writer import OffsetSyncWriter
 from connectors.mirror.poll_wait import slices
 from connectors.mirror.provenance import ProvenanceFilter, applies
+from connectors.mirror.schema_records import rewriter_for
 from connectors.mirror.session_sizing import parse_sessions, session_count
 from pyconnect.api import MessageRun, MessageRunTask
 from pyconnect.kafka.client_stats import ClientStats
@@ -62,6 +63,7 @@ class MirrorSourceTask(MessageRunTask):
         self._thread = threading.current_thread()
         self._remote: dict[str, str] = {}
         self._partitions: dict[tuple[str, int], dict[str, Any]] = {}
+        self._schemas = rewriter_for(self.cfg.raw)  # schema replication (schema_records.py), before any client
         self.consumer = self._fetch_pool()
         assert self.context is not None
         self._provenance = self._provenance_filters()
@@ -192,10 +194,14 @@ class MirrorSourceTask(MessageRunTask):
                             messages[-1].timestamp()[1])
         sp = self._partitions[(topic, partition)]
         provenance = self._provenance.get(topic)
-        if provenance is None:  # the hot path: the consumed messages as they are, no per-message work
+        if provenance is None and self._schemas is None:  # the hot path: the consumed messages as they are
             runs.append(MessageRun(sp, remote, partition, messages))
-        else:  # stamped in place; a skipped message ends a run (provenance P5)
-            runs.extend(MessageRun(sp, remote, partition, piece) for piece in provenance.pieces(messages))
+            return
+        # stamped (provenance) and schema ids rewritten in place; a skipped message ends a run (provenance P5)
+        pieces = [messages] if provenance is None else provenance.pieces(messages)
+        if self._schemas is not None:
+            pieces = [p for piece in pieces for p in self._schemas.pieces(topic, remote, piece)]
+        runs.extend(MessageRun(sp, remote, partition, piece) for piece in pieces)
 
     def _provenance_filters(self) -> dict[str, ProvenanceFilter]:
         """The provenance filter of each assigned topic it applies to (none: no cluster is asked anything)."""
