@@ -24,11 +24,12 @@ import pytest
 from confluent_kafka import Consumer, ConsumerGroupTopicPartitions, TopicPartition
 from confluent_kafka.admin import AdminClient
 
-from pyconnect.testing.kafka_jvm import KafkaBroker, start_kafka_jvm
+from pyconnect.testing.kafka_jvm import KafkaBroker
 from pyconnect.testing.parent_death import die_with_parent
 from tests.harness.brokers import free_port
 from tests.harness.java_peers import start_java_mirror_maker
 from tests.harness.kafka_io import create_topic, produce_many, read_all
+from tests.harness.kafka_pair import kafka_pair
 from tests.harness.mirror import cluster_lines, mm2_settings
 from tests.harness.workers import REPO, wait_for
 
@@ -39,15 +40,8 @@ PHASE_TIMEOUT = 180.0  # a JVM start, its herders' rebalances and the first copy
 
 @pytest.fixture(scope="module")
 def clusters() -> Iterator[tuple[KafkaBroker, KafkaBroker]]:
-    a = start_kafka_jvm("takeover-a", version="4")
-    try:
-        b = start_kafka_jvm("takeover-b", version="4")
-    except BaseException:
-        a.stop()
-        raise
-    yield a, b
-    b.stop()
-    a.stop()
+    with kafka_pair("takeover", version="4") as pair:  # the Java peers are 4.x
+        yield pair
 
 
 def mm2_file(path: Path, a: KafkaBroker, b: KafkaBroker, topic: str, group: str) -> Path:

@@ -29,7 +29,7 @@ from pathlib import Path
 import pytest
 from confluent_kafka.admin import AdminClient
 
-from pyconnect.testing.kafka_jvm import KafkaBroker, start_kafka_jvm
+from pyconnect.testing.kafka_jvm import KafkaBroker
 from replikafka.cli import main
 from tests.harness.brokers import free_port
 from tests.harness.checkpoints import checkpoint_config
@@ -37,6 +37,7 @@ from tests.harness.java_mm2_state import Checkpoint, OffsetSync
 from tests.harness.java_peers import start_java_connect
 from tests.harness.javac import compile_java, run_java
 from tests.harness.kafka_io import create_topic, produce_many, read_to_end, topic_names
+from tests.harness.kafka_pair import kafka_pair
 from tests.harness.mirror import cluster_lines, mm2_settings
 from tests.harness.mm2_compat import (
     Commits,
@@ -77,15 +78,8 @@ class OurRun:
 
 @pytest.fixture(scope="module")
 def clusters() -> Iterator[tuple[KafkaBroker, KafkaBroker]]:
-    a = start_kafka_jvm("java-reads-ours-a", version="4")
-    try:
-        b = start_kafka_jvm("java-reads-ours-b", version="4")
-    except BaseException:
-        a.stop()
-        raise
-    yield a, b
-    b.stop()
-    a.stop()
+    with kafka_pair("java-reads-ours", version="4") as pair:  # the Java peers are 4.x
+        yield pair
 
 
 def mm2_file(path: Path, a: KafkaBroker, b: KafkaBroker) -> Path:

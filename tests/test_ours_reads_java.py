@@ -23,11 +23,12 @@ import pytest
 from confluent_kafka import Consumer, ConsumerGroupTopicPartitions, TopicPartition
 from confluent_kafka.admin import AdminClient
 
-from pyconnect.testing.kafka_jvm import KafkaBroker, start_kafka_jvm
+from pyconnect.testing.kafka_jvm import KafkaBroker
 from tests.harness.brokers import free_port
 from tests.harness.checkpoints import checkpoint_config
 from tests.harness.java_peers import JavaPeer, start_java_connect
 from tests.harness.kafka_io import create_topic, produce_many, topic_names
+from tests.harness.kafka_pair import kafka_pair
 from tests.harness.mirror import mirror_source
 from tests.harness.mm2_compat import Commits, Truth, checkpoint_records, commit_groups, latest_checkpoints, wait_copied
 from tests.harness.workers import WorkerProcess, wait_for, worker_properties
@@ -40,15 +41,8 @@ TIMEOUT = 150.0  # a JVM start, its herders' rebalances and the first copy on a 
 
 @pytest.fixture(scope="module")
 def clusters() -> Iterator[tuple[KafkaBroker, KafkaBroker]]:
-    a = start_kafka_jvm("ours-reads-java-a", version="4")
-    try:
-        b = start_kafka_jvm("ours-reads-java-b", version="4")
-    except BaseException:
-        a.stop()
-        raise
-    yield a, b
-    b.stop()
-    a.stop()
+    with kafka_pair("ours-reads-java", version="4") as pair:  # the Java peers are 4.x
+        yield pair
 
 
 BYTES = {"key.converter": "org.apache.kafka.connect.converters.ByteArrayConverter",

@@ -11,11 +11,13 @@ from pyconnect.testing.kafka_jvm import KafkaBroker, start_kafka_jvm
 
 @contextmanager
 def kafka_pair(name: str, *, secure: bool = False, extra_a: Mapping[str, str] | None = None,
-               extra_b: Mapping[str, str] | None = None) -> Iterator[tuple[KafkaBroker, KafkaBroker]]:
-    """Clusters `<name>-A` and `<name>-B` (with `extra_*` broker properties), yielded as (A, B)."""
-    a = start_kafka_jvm(f"{name}-A", secure=secure, extra=extra_a)
+               extra_b: Mapping[str, str] | None = None,
+               version: str | None = None) -> Iterator[tuple[KafkaBroker, KafkaBroker]]:
+    """Clusters `<name>-A` and `<name>-B` (with `extra_*` broker properties; `version` as start_kafka_jvm takes
+    it), yielded as (A, B)."""
+    a = start_kafka_jvm(f"{name}-A", secure=secure, extra=extra_a, version=version)
     try:
-        b = start_kafka_jvm(f"{name}-B", secure=secure, extra=extra_b)
+        b = start_kafka_jvm(f"{name}-B", secure=secure, extra=extra_b, version=version)
         try:
             yield a, b
         finally:
