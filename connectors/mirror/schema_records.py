@@ -12,6 +12,8 @@ Invariants:
   message is skipped and logged, which ends its run (its upstream offset is a gap, as a filtered record's:
   the offset syncs stay exact).
 - An id equal to its target id leaves the bytes as they are (no copy).
+- Heartbeats topics are never handed to the rewriter (source_task.py): their keys and values are MM2's own
+  struct encoding, which can start with a zero byte (a heartbeat key of one-letter aliases reads as an id).
 """
 
 from __future__ import annotations

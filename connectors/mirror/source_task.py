@@ -199,7 +199,7 @@ class MirrorSourceTask(MessageRunTask):
             return
         # stamped (provenance) and schema ids rewritten in place; a skipped message ends a run (provenance P5)
         pieces = [messages] if provenance is None else provenance.pieces(messages)
-        if self._schemas is not None:
+        if self._schemas is not None and not self.policy.is_heartbeats_topic(topic):
             pieces = [p for piece in pieces for p in self._schemas.pieces(topic, remote, piece)]
         runs.extend(MessageRun(sp, remote, partition, piece) for piece in pieces)
 
