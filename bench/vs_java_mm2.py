@@ -1,6 +1,6 @@
 """replikafka's dedicated MirrorMaker head to head with Java MirrorMaker 2 4.3.1's, on the same brokers.
 
-    python bench/vs_java_mm2.py [--rounds 2] [--rows throughput,cpu,startup,tasks2,latency,syncs]
+    python bench/vs_java_mm2.py [--rounds 2] [--rows throughput,cpu,startup,tasks2,latency,syncs,failover]
                                 [--sizes 100,1000,10000] [--records 200000,60000,6000]
                                 [--rates 1000,10000] [--latency-seconds 10] [--trickle 2000]
                                 [--bootstrap-a HOST:PORT --bootstrap-b HOST:PORT] [--json FILE]
@@ -15,7 +15,8 @@ a markdown table of the medians over the rounds, both figures and the ratio ours
 Rows (bench/vs_java/rows.py says how each is measured): records/s and MB/s of one task per record size;
 CPU seconds per million records and peak RSS of the replicator's processes; seconds from launch to the first
 record on the target; the 1 KB throughput with tasks.max=2; send-to-target latency p50/p99 at each paced
-rate; offset-sync records per replicated record over 200 partitions of light traffic.
+rate; offset-sync records per replicated record over 200 partitions of light traffic; the seconds a two-process
+dedicated cluster copies nothing after kill -9 of the process doing the copying (bench/vs_java/failover.py).
 """
 
 from __future__ import annotations
@@ -33,12 +34,13 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "bench"))
 
+from vs_java.failover import failover  # noqa: E402
 from vs_java.replicators import KINDS, LABEL  # noqa: E402
 from vs_java.rows import Bench, latency, offset_syncs, throughput  # noqa: E402
 
 from pyconnect.testing.kafka_jvm import KafkaBroker, start_kafka_jvm  # noqa: E402
 
-ALL_ROWS = ("throughput", "cpu", "startup", "tasks2", "latency", "syncs")
+ALL_ROWS = ("throughput", "cpu", "startup", "tasks2", "latency", "syncs", "failover")
 # figures[row label][kind] = one value per round; HIGHER[row label]: whether a larger value is better
 Figures = dict[str, dict[str, list[float]]]
 
@@ -101,6 +103,11 @@ def run_others(bench: Bench, kind: str, args: argparse.Namespace, rec: Recorder)
         print(f"  {LABEL[kind]}: {s.syncs:,} offset syncs for {s.records:,} records ({s.per_record:.3f} a record)",
               flush=True)
         rec.add("6. offset syncs per record, 200 partitions", kind, s.per_record, "", "lower")
+    if "failover" in args.rows:
+        f = failover(bench, kind)
+        print(f"  {LABEL[kind]}: kill -9 of the copying process of two: the first record sent after it arrived "
+              f"{f.seconds:.1f} s later (latency before: {f.before_ms:.1f} ms)", flush=True)
+        rec.add("7. kill -9 to copying again, two-process dedicated cluster", kind, f.seconds, "s", "lower")
 
 
 def fmt(value: float | None, unit: str) -> str:

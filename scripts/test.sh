@@ -2,10 +2,11 @@
 # Install everything the tests need (setup.sh test: the test extras and Debian packages), then run the checks
 # (ruff, mypy, import layers) and the tests. docs/contributing.md says when to use which run.
 #   bash scripts/test.sh            the full run CI uses: also the docs site's strict build, then every test
-#                                   not marked slow against real local brokers, in three phases: the tests not
-#                                   marked serial in parallel (pytest-xdist, TEST_WORKERS processes, default 3),
-#                                   then the serial ones (rates, latencies, time budgets) alone, then the Apache
-#                                   Kafka lanes (the REST, MirrorMaker 2 and exactly-once tests on Kafka 4.x and 3.9).
+#                                   not marked slow against real local brokers, in four phases: on Apache Kafka
+#                                   4.x, the tests not marked serial in parallel (pytest-xdist, TEST_WORKERS
+#                                   processes, default 3), then the serial ones (rates, latencies, time budgets)
+#                                   alone; then two lanes: the REST, MirrorMaker 2 and exactly-once tests on Kafka
+#                                   3.9, the REST and MirrorMaker 2 tests on Tansu (the demo's embedded broker).
 #   bash scripts/test.sh --fast     the edit-test loop: the checks and every test that starts no broker, with
 #                                   the small Hypothesis profile (minutes, not half an hour).
 # Extra arguments go to pytest (e.g. `-m slow` for the soak and benchmark runs, or test paths); with extra
@@ -34,11 +35,13 @@ trap 'rm -rf "$site_dir"' EXIT
 NO_MKDOCS_2_WARNING=1 .venv/bin/mkdocs build --strict --site-dir "$site_dir"
 rm -rf "$site_dir"
 trap - EXIT
+# The tests run (phases 1 and 2, or the given ones) on Apache Kafka 4.x (single-node KRaft JVMs, pyconnect/testing/kafka_jvm.py, from the jars
+# setup.sh cached) unless the caller names another broker (REPLIKAFKA_TEST_BROKER=tansu, or external clusters
+# with REPLIKAFKA_TEST_BOOTSTRAP). The demo, local-broker and quickstart tests start Tansu themselves.
+export REPLIKAFKA_TEST_BROKER="${REPLIKAFKA_TEST_BROKER:-kafka}" REPLIKAFKA_TEST_KAFKA_VERSION="${REPLIKAFKA_TEST_KAFKA_VERSION:-4}"
 if [ "$#" -gt 0 ]; then
   exec .venv/bin/python -m pytest "$@"
 fi
-# The modules the Apache Kafka lanes run (phase 3).
-KAFKA_LANE_TESTS="tests/test_rest_api.py tests/test_mirror_maker.py tests/test_exactly_once.py tests/test_mirror_failover.py"
 # Phase 1: most of the suite waits on brokers and workers rather than computing, so a few processes overlap
 # the waits. Each xdist worker starts its own session brokers on free ports and has its own temporary
 # directory, and a test file stays in one worker (--dist loadfile), so its module fixtures start once.
@@ -50,16 +53,19 @@ serial=0
 if [ "$serial" != 0 ] && [ "$serial" != 5 ]; then
   status=$serial
 fi
-# Phase 3: the Apache Kafka lanes. The Connect REST, MirrorMaker 2 and exactly-once end-to-end tests again, on
-# Apache Kafka 4.x and 3.9 (single-node KRaft JVMs, pyconnect/testing/kafka_jvm.py; scripts/fetch-kafka.sh
-# cached the jars). The tests of what only Kafka can show (tests/test_kafka_*.py) start their own Kafka in phase 1.
-for version in 4 3.9; do
-  lane=0
-  REPLIKAFKA_TEST_BROKER=kafka REPLIKAFKA_TEST_KAFKA_VERSION="$version" .venv/bin/python -m pytest \
-    -n "${TEST_WORKERS:-3}" --dist loadfile -m "not slow" ${KAFKA_LANE_TESTS} || lane=$?
+# Phase 3: the lanes. The Connect REST, MirrorMaker 2 and exactly-once end-to-end tests on Apache Kafka 3.9;
+# the Connect REST and MirrorMaker 2 ones on Tansu, with its work-arounds (pyconnect/testing/brokers.py).
+run_lane() {  # name, broker, Kafka version, test modules...
+  local name=$1 broker=$2 version=$3 lane=0
+  shift 3
+  REPLIKAFKA_TEST_BROKER="$broker" REPLIKAFKA_TEST_KAFKA_VERSION="$version" .venv/bin/python -m pytest \
+    -n "${TEST_WORKERS:-3}" --dist loadfile -m "not slow" "$@" || lane=$?
   if [ "$lane" != 0 ]; then
-    echo "the Apache Kafka $version lane failed" >&2
+    echo "the $name lane failed" >&2
     status=$lane
   fi
-done
+}
+run_lane "Apache Kafka 3.9" kafka 3.9 tests/test_rest_api.py tests/test_mirror_maker.py tests/test_exactly_once.py \
+  tests/test_mirror_failover.py
+run_lane Tansu tansu 4 tests/test_rest_api.py tests/test_mirror_maker.py tests/test_mirror_failover.py
 exit "$status"

@@ -139,7 +139,8 @@ def ensure_dlq_topic(admin_config: Mapping[str, str], settings: ErrorSettings, t
         log.error("Topic %s doesn't exist. Will attempt to create topic.", topic)
         admin.create_topic(TopicSpec(topic, DLQ_PARTITIONS, settings.dlq_replication_factor, {}), timeout)
     except Exception as exc:  # KafkaClientError, KafkaException: unreachable cluster, refused request
-        raise ConnectException(f"Could not initialize dead letter queue with topic={topic}") from exc
+        # Java's message, then the broker's reason: a FAILED task's trace should say why in one line
+        raise ConnectException(f"Could not initialize dead letter queue with topic={topic}: {exc}") from exc
 
 
 def create_dlq_reporter(admin_config: Mapping[str, str], producer_config: Mapping[str, Any], task_id: TaskId,
