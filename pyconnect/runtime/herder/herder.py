@@ -187,7 +187,9 @@ class Herder(WorkerAdmin):
                 raise BadConfig(f"Invalid initial state {initial_state}: must be RUNNING, PAUSED or STOPPED")
         self._configs.put_connector_config(name, config, target)
         self._await(lambda: name in self._configs.snapshot().connectors)
-        return self._info(name)
+        # Java's DistributedHerder answers with the tasks as they were before the write: none for a new
+        # connector, even when they were generated while the write was read back
+        return ConnectorInfo(name, config, [], self._type(config))
 
     def put_config(self, name: str, config: dict[str, str]) -> tuple[bool, ConnectorInfo]:
         """Create or replace a connector's config; True if it was created."""
@@ -196,12 +198,15 @@ class Herder(WorkerAdmin):
 
     def _put_config(self, name: str, config: dict[str, str]) -> tuple[bool, ConnectorInfo]:
         _name_matches(name, config)
-        created = name not in self._snapshot().connectors
+        before = self._snapshot()
+        created = name not in before.connectors
         config_validation.require_valid(self._plugins, config, self._settings.exactly_once,
                                         self._settings.refuse_unknown_keys, self._config)
         self._configs.put_connector_config(name, config)
         self._await(lambda: self._configs.snapshot().connectors.get(name) == config)
-        return created, self._info(name)
+        # the tasks as they were before the write, as Java's DistributedHerder.putConnectorConfig answers
+        tasks = [TaskId(name, i) for i in range(len(before.task_configs.get(name, [])))]
+        return created, ConnectorInfo(name, config, tasks, self._type(config))
 
     def patch_config(self, name: str, patch: Mapping[str, str | None]) -> ConnectorInfo:
         """Merge `patch` into the connector's config (None removes a key) and validate the result."""
