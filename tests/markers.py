@@ -58,7 +58,14 @@ SERIAL_MODULES = frozenset({
     "test_failover_after_burst",
     # replikafka against Java MirrorMaker 2: rates, CPU and latencies of two replicators run one after the other
     "test_vs_java_mm2_bench",
+    # a memory budget (RSS growth over six tasks, 15 MB): over by 0.3 MB once in the parallel phase's load
+    "test_task_memory",
 })
+
+# Single tests of other modules that must run alone, for the same reason: a kill that must land mid-copy (under
+# the parallel phase's load on Apache Kafka the copy had finished first: nothing to translate around); a
+# hand-over bounded by one session timeout (failed once under that load on Tansu, passed alone).
+SERIAL_TESTS = frozenset({"test_exact_across_a_worker_crash", "test_graceful_scale_out_and_in_makes_no_duplicates"})
 
 
 @cache
@@ -98,5 +105,5 @@ def mark_items(items: list[pytest.Item]) -> None:
     for item in items:
         if starts_broker(item):
             item.add_marker(pytest.mark.broker)
-        if Path(str(item.path)).stem in SERIAL_MODULES:
+        if Path(str(item.path)).stem in SERIAL_MODULES or item.name in SERIAL_TESTS:
             item.add_marker(pytest.mark.serial)
