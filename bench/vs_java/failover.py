@@ -70,9 +70,11 @@ def failover(bench: Bench, kind: str, rate: float = 500.0, settle: float = 30.0,
         survivor = next(p for p in processes if p is not victim)
         # Java holds a lost worker's tasks for 5 minutes: the wait after the kill gets at least 7
         deadline = time.perf_counter() + max(bench.timeout, 420.0)
+        scanned = 0  # reader.seen only grows: each poll looks at what it added
         while time.perf_counter() < deadline:
             reader.poll(0.2)
-            after = [sent + ms / 1000 for sent, ms in reader.seen if sent > killed]
+            after = [sent + ms / 1000 for sent, ms in reader.seen[scanned:] if sent > killed]
+            scanned = len(reader.seen)
             if after:
                 steady = sorted(ms for sent, ms in reader.seen if killed - CPU_WINDOW <= sent < killed)
                 return Failover(min(after) - killed, steady[len(steady) // 2] if steady else float("nan"))
